@@ -1,0 +1,91 @@
+"""arrayflow: autograd, Modules and duck-typed tensor dispatch, written once
+against the Python array API standard, on pluggable backends (NumPy, Dask, CuPy,
+array_api_strict).
+
+``import arrayflow as af`` gives a complete array API namespace (version
+2025.12) whose arrays are :class:`Tensor` objects, plus PyTorch's spellings
+where they mean the same thing (``af.mul is af.multiply``).
+
+Importing arrayflow imports no array library; a backend's library is imported
+the first time that backend is used.
+"""
+
+__version__ = "0.1.0"
+__array_api_version__ = "2025.12"
+
+from . import _dtypes
+from ._backend import (
+    BackendMismatchError,
+    BackendUnavailableError,
+    get_backend,
+    manual_seed,
+    set_backend,
+    use_backend,
+)
+from ._dtypes import (
+    DType,
+    bool,
+    complex64,
+    complex128,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    set_default_dtype,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from ._info import __array_namespace_info__
+from .ops.creation import *  # noqa: F403
+from .ops.dtypes import *  # noqa: F403
+from .ops.elementwise import *  # noqa: F403
+from .ops.linalg import matmul, matrix_transpose, tensordot, vecdot
+from .ops.manipulation import *  # noqa: F403
+from .ops.reductions import *  # noqa: F403
+from .ops.searching import *  # noqa: F403
+from .tensor import Size, Tensor
+from . import backends, linalg, overrides, plugin  # noqa: E402,I001
+
+# Constants (array API standard 2025.12, "Constants").
+e = 2.718281828459045
+inf = float("inf")
+nan = float("nan")
+pi = 3.141592653589793
+newaxis = None
+
+# PyTorch's spellings: the same objects as the standard's functions and dtypes,
+# so a dispatch table keyed by one works for the other.
+double = float64
+float = float32  # noqa: A001 - PyTorch's name
+long = int64
+half = None  # float16 is not an array API dtype
+del half
+as_tensor = asarray  # noqa: F405
+mul = multiply  # noqa: F405
+sub = subtract  # noqa: F405
+div = divide  # noqa: F405
+true_divide = divide  # noqa: F405
+neg = negative  # noqa: F405
+absolute = abs  # noqa: F405
+mm = matmul
+cat = concat  # noqa: F405
+concatenate = concat  # noqa: F405
+permute = permute_dims  # noqa: F405
+clamp = clip  # noqa: F405
+arccos, arcsin, arctan, arctan2 = acos, asin, atan, atan2  # noqa: F405
+power = pow  # noqa: F405
+cumsum = cumulative_sum  # noqa: F405
+cumprod = cumulative_prod  # noqa: F405
+gather = take_along_axis  # noqa: F405
+unbind = unstack  # noqa: F405
+repeat_interleave = repeat  # noqa: F405
+
+
+def is_tensor(obj) -> "builtins.bool":  # noqa: F821
+    """True if ``obj`` is an arrayflow Tensor (PyTorch ``is_tensor``)."""
+    return isinstance(obj, Tensor)

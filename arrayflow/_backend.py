@@ -1,0 +1,481 @@
+"""Backend plug-in interface, entry-point discovery and (context-local) selection.
+
+A backend is a small object that tells arrayflow what its arrays are, which array
+API namespace computes on them, how to make random numbers, how to move data in
+and out, and how to materialize lazy work. Backends are found through the
+``arrayflow.backends`` entry-point group, so a third party's backend is installed
+exactly like the built-in ones (NumPy, array_api_strict, Dask, CuPy).
+
+This module never imports an array library; a backend's library is imported the
+first time the backend is used (:meth:`Backend.xp`).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "Backend",
+    "BackendInfo",
+    "BackendMismatchError",
+    "BackendUnavailableError",
+    "available",
+    "get_backend",
+    "set_backend",
+    "use_backend",
+    "register_backend",
+    "backend_of_array",
+    "manual_seed",
+    "names",
+]
+
+import contextlib
+import contextvars
+import os
+import sys
+import threading
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+from . import _dtypes
+
+ENTRY_POINT_GROUP = "arrayflow.backends"
+DEFAULT_BACKEND = "numpy"
+
+
+class BackendMismatchError(TypeError):
+    """Raised when one call mixes Tensors of different backends.
+
+    A ``TypeError`` subclass: the message names both backends, the function, and
+    the fix (``tensor.to("numpy")``).
+    """
+
+
+class BackendUnavailableError(RuntimeError):
+    """Raised when a backend is selected that cannot run here (CuPy without a GPU)."""
+
+
+class Backend:
+    """Base class of backend plug-ins (the public plug-in interface).
+
+    Subclass it, set the class attributes and implement the methods marked
+    *required*, then declare the class in the ``arrayflow.backends`` entry-point
+    group of your package::
+
+        [project.entry-points."arrayflow.backends"]
+        mybackend = "my_package:MyBackend"
+
+    Class attributes
+    ----------------
+    name : str
+        The name users select (``af.set_backend("numpy")``).
+    array_module : str
+        Top-level module of the array library (``"numpy"``). Arrays are only
+        recognised when this module is already in ``sys.modules``, so
+        recognition never imports anything.
+    lazy : bool
+        True when arrays are lazy (Dask): arrayflow then never reads values.
+    host_accessible : bool
+        True when ``np.asarray`` may read the arrays (CPU memory).
+
+    Instances are created by arrayflow, one per set of ``options`` (the keyword
+    arguments of ``af.use_backend(name, **options)``).
+    """
+
+    name: str = ""
+    array_module: str = ""
+    lazy: bool = False
+    host_accessible: bool = True
+
+    def __init__(self, **options: Any) -> None:
+        self.options = dict(options)
+        self._xp = None
+        self._native = None
+        self._from_native = None
+        self._rng = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        opts = "".join(f", {k}={v!r}" for k, v in self.options.items())
+        return f"<arrayflow backend {self.name!r}{opts}>"
+
+    # --- required ---------------------------------------------------------------
+    def load_namespace(self):
+        """*Required.* Import the library and return its array API namespace."""
+        raise NotImplementedError
+
+    def to_host(self, array):
+        """*Required.* Return a NumPy array with the values of ``array``.
+
+        Computes lazy arrays and copies device memory to the host.
+        """
+        raise NotImplementedError
+
+    def from_host(self, array, *, device=None):
+        """*Required.* Make a backend array from a NumPy array."""
+        raise NotImplementedError
+
+    # --- optional ---------------------------------------------------------------
+    def unusable_reason(self) -> str | None:
+        """Why this backend cannot run here (``"no CUDA device"``), or None.
+
+        Must not raise. The default checks that ``array_module`` is importable.
+        """
+        import importlib.util
+
+        if importlib.util.find_spec(self.array_module) is None:
+            return f"{self.array_module} is not installed"
+        return None
+
+    def is_array(self, obj: Any) -> bool:
+        """Whether ``obj`` is an array of this backend, importing nothing.
+
+        The default accepts objects whose type comes from ``array_module`` once
+        that module has been imported by someone else.
+        """
+        if self.array_module not in sys.modules:
+            return False
+        mod = type(obj).__module__
+        return mod == self.array_module or mod.startswith(self.array_module + ".")
+
+    def dtype_from_name(self, name: str):
+        """The native dtype object for a standard dtype name (default ``getattr(xp, name)``)."""
+        return getattr(self.xp, name, None)
+
+    def materialize(self, *arrays):
+        """Finish pending work on ``arrays`` and return them (no-op by default).
+
+        Dask persists them, CuPy synchronizes the device.
+        """
+        return arrays
+
+    def compute(self, *arrays):
+        """Return concrete arrays for lazy ones (identity by default)."""
+        return arrays
+
+    def set_seed(self, seed: int | None) -> None:
+        """Reset this backend's random generator with ``seed`` (None: fresh entropy)."""
+        self._rng = self.make_generator(seed)
+
+    def make_generator(self, seed: int | None):
+        """*Required for random functions.* A new random generator for ``seed``."""
+        raise NotImplementedError(f"backend {self.name!r} has no random number generator")
+
+    def random(self, kind: str, shape: tuple, *, dtype, device=None, **params):
+        """*Required for random functions.* Draw random numbers.
+
+        Parameters
+        ----------
+        kind : {"normal", "uniform", "integers", "permutation"}
+            ``normal`` uses ``mean`` and ``std``; ``uniform`` uses ``low`` and
+            ``high`` (half-open); ``integers`` uses ``low`` and ``high``
+            (half-open); ``permutation`` uses ``n`` and ignores ``shape``.
+        shape : tuple of int
+        dtype
+            Native dtype of the result.
+        device
+            Native device, or None for the default.
+        """
+        raise NotImplementedError(f"backend {self.name!r} has no random number generator")
+
+    @property
+    def generator(self):
+        """This backend's current random generator (created on first use)."""
+        if self._rng is None:
+            with self._lock:
+                if self._rng is None:
+                    self._rng = self.make_generator(_seed_state["seed"])
+        return self._rng
+
+    # --- provided ---------------------------------------------------------------
+    @property
+    def xp(self):
+        """The backend's array API namespace, imported on first use."""
+        if self._xp is None:
+            with self._lock:
+                if self._xp is None:
+                    self._xp = self.load_namespace()
+        return self._xp
+
+    def _dtype_maps(self):
+        if self._native is None:
+            native = {}
+            for d in _dtypes.ALL_DTYPES:
+                nd = self.dtype_from_name(d.name)
+                if nd is not None:
+                    native[d] = nd
+            self._from_native = {nd: d for d, nd in native.items()}
+            self._native = native
+        return self._native, self._from_native
+
+    def native_dtype(self, dtype):
+        """The native dtype for an arrayflow dtype (native dtypes pass through).
+
+        Raises
+        ------
+        TypeError
+            If ``dtype`` is neither an arrayflow dtype nor one of this backend's.
+        """
+        native, from_native = self._dtype_maps()
+        try:
+            return native[dtype]
+        except (KeyError, TypeError):
+            pass
+        try:
+            if dtype in from_native:
+                return dtype
+        except TypeError:
+            pass
+        raise TypeError(
+            f"arrayflow: expected an arrayflow dtype such as arrayflow.float32 for backend "
+            f"{self.name!r}, got {dtype!r}"
+        )
+
+    def arrayflow_dtype(self, native):
+        """The arrayflow dtype for a native dtype object."""
+        from_native = self._from_native
+        if from_native is None:
+            from_native = self._dtype_maps()[1]
+        try:
+            return from_native[native]
+        except KeyError:
+            raise TypeError(
+                f"arrayflow: backend {self.name!r} produced dtype {native!r}, which is not "
+                f"an array API dtype"
+            ) from None
+
+    def devices(self) -> list:
+        """The devices this backend can place arrays on."""
+        return list(self.xp.__array_namespace_info__().devices())
+
+    def default_device(self):
+        """The device new arrays go to."""
+        return self.xp.__array_namespace_info__().default_device()
+
+    def same_kind(self, other: Backend) -> bool:
+        """Whether two backend instances hold the same kind of arrays."""
+        return self is other or self.name == other.name
+
+    def format_array(self, array) -> str:
+        """The values part of a Tensor's repr (never computes lazy arrays)."""
+        return str(self.to_host(array))
+
+    def with_options(self, **options) -> Backend:
+        """A backend of the same kind configured with ``options``."""
+        return _instance(self.name, options)
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    """One row of :func:`available`: a backend's name, whether it is usable here and why not."""
+
+    name: str
+    usable: bool
+    reason: str | None
+    lazy: bool
+
+
+_registered: dict[str, Any] = {}  # name -> class or entry point
+_instances: dict[tuple, Backend] = {}
+_instances_lock = threading.Lock()
+_discovered = False
+_seed_state: dict[str, int | None] = {"seed": None}
+
+
+def _discover() -> None:
+    global _discovered
+    if _discovered:
+        return
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        _registered.setdefault(ep.name, ep)
+    _discovered = True
+
+
+def register_backend(name: str, cls: type[Backend]) -> None:
+    """Register a backend class under ``name`` without an entry point (tests, notebooks)."""
+    if not (isinstance(cls, type) and issubclass(cls, Backend)):
+        raise TypeError(
+            f"register_backend: argument 'cls' must be a Backend subclass, got {cls!r}"
+        )
+    _discover()
+    _registered[name] = cls
+
+
+def names() -> list[str]:
+    """Names of all installed backends (entry points and registered ones), sorted."""
+    _discover()
+    return sorted(_registered)
+
+
+def _backend_class(name: str) -> type[Backend]:
+    _discover()
+    try:
+        entry = _registered[name]
+    except KeyError:
+        raise ValueError(
+            f"arrayflow: unknown backend {name!r}; available backends: {', '.join(names())}"
+        ) from None
+    if isinstance(entry, metadata.EntryPoint):
+        entry = entry.load()
+        if not (isinstance(entry, type) and issubclass(entry, Backend)):
+            raise TypeError(
+                f"arrayflow: entry point {name!r} of group {ENTRY_POINT_GROUP!r} must name a "
+                f"Backend subclass, got {entry!r}"
+            )
+        _registered[name] = entry
+    return entry
+
+
+def _instance(name: str, options: dict) -> Backend:
+    key = (name, tuple(sorted(options.items())))
+    b = _instances.get(key)
+    if b is None:
+        with _instances_lock:
+            b = _instances.get(key)
+            if b is None:
+                cls = _backend_class(name)
+                b = cls(**options)
+                if not b.name:
+                    b.name = name
+                _instances[key] = b
+    return b
+
+
+def _select(name, options: dict) -> Backend:
+    if isinstance(name, Backend):
+        b = name if not options else name.with_options(**options)
+    elif isinstance(name, str):
+        b = _instance(name, options)
+    else:
+        raise TypeError(f"arrayflow: a backend name must be a str, got {name!r}")
+    reason = b.unusable_reason()
+    if reason is not None:
+        raise BackendUnavailableError(
+            f"arrayflow: backend {b.name!r} cannot be used here: {reason}"
+        )
+    return b
+
+
+_default: dict[str, Backend | None] = {"backend": None}
+_current: contextvars.ContextVar[Backend | None] = contextvars.ContextVar(
+    "arrayflow_backend", default=None
+)
+
+
+def get_backend() -> Backend:
+    """The backend creation functions use in this context.
+
+    Order: the innermost ``use_backend`` block of this thread or task, then the
+    process default set by :func:`set_backend`, then the ``ARRAYFLOW_BACKEND``
+    environment variable, then ``"numpy"``.
+    """
+    b = _current.get()
+    if b is not None:
+        return b
+    b = _default["backend"]
+    if b is None:
+        b = _select(os.environ.get("ARRAYFLOW_BACKEND", DEFAULT_BACKEND), {})
+        _default["backend"] = b
+    return b
+
+
+def set_backend(name: str | Backend, **options: Any) -> Backend:
+    """Set the process-wide default backend (and the current context's, if one is set).
+
+    Parameters
+    ----------
+    name : str or Backend
+        A backend name from :func:`names` (``"numpy"``, ``"dask"``, ...).
+    **options
+        Backend options (``chunks=`` for Dask).
+
+    Returns
+    -------
+    Backend
+
+    Raises
+    ------
+    ValueError
+        For an unknown name; the message lists the available backends.
+    BackendUnavailableError
+        A ``RuntimeError`` when the backend cannot run here (CuPy without a GPU).
+    """
+    b = _select(name, options)
+    _default["backend"] = b
+    if _current.get() is not None:
+        _current.set(b)
+    return b
+
+
+@contextlib.contextmanager
+def use_backend(name: str | Backend, **options: Any):
+    """Context manager selecting a backend for this thread or async task only.
+
+    ``with af.use_backend("dask", chunks=1000): ...``. Built on ``contextvars``:
+    other threads and tasks keep their own backend. Raises as :func:`set_backend`.
+    """
+    b = _select(name, options)
+    token = _current.set(b)
+    try:
+        yield b
+    finally:
+        _current.reset(token)
+
+
+def backend_of_array(obj: Any) -> Backend | None:
+    """The backend whose arrays include ``obj``, among backends already in use, or None.
+
+    Only backends whose library is already imported are asked, so this never
+    imports an array library.
+    """
+    for b in list(_instances.values()):
+        if b.is_array(obj):
+            return b
+    _discover()
+    for name in list(_registered):
+        if any(k[0] == name for k in _instances):
+            continue
+        cls = _registered[name]
+        module = getattr(cls, "array_module", None) if isinstance(cls, type) else None
+        if module is None and isinstance(cls, metadata.EntryPoint):
+            continue
+        if module and module in sys.modules:
+            b = _instance(name, {})
+            if b.is_array(obj):
+                return b
+    return None
+
+
+def available() -> list[BackendInfo]:
+    """All installed backends, whether each is usable here, and why not.
+
+    ``usable`` is False with a reason such as ``"no CUDA device"`` or
+    ``"dask is not installed"``. May import the libraries to find out.
+    """
+    out = []
+    for name in names():
+        try:
+            b = _instance(name, {})
+            reason = b.unusable_reason()
+            lazy = b.lazy
+        except Exception as e:  # a broken third-party plug-in is reported, not raised
+            reason, lazy = f"plug-in failed to load: {e}", False
+        out.append(BackendInfo(name, reason is None, reason, lazy))
+    return out
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the random generators of every backend (``torch.manual_seed``).
+
+    Backends used later start from the same seed, so ``af.randn`` and the
+    initializers are reproducible on every backend.
+
+    Raises
+    ------
+    TypeError
+        If ``seed`` is not an int.
+    """
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise TypeError(f"manual_seed: argument 'seed' must be an int, got {seed!r}")
+    _seed_state["seed"] = seed
+    for b in list(_instances.values()):
+        b._rng = None  # recreated from the seed on next use

@@ -1,0 +1,200 @@
+"""arrayflow's data types: one set of dtype objects for every backend.
+
+Each backend has its own dtype objects (NumPy's ``np.dtype``, array_api_strict's
+``DType``...). arrayflow exposes one singleton per standard dtype
+(:data:`float32`, :data:`int64`, ...) and every backend plug-in maps them to and
+from its own. ``Tensor.dtype`` therefore compares equal to ``af.float32`` on
+every backend.
+
+Source: array API standard 2025.12, "Data Types" and "isdtype".
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DType",
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "ALL_DTYPES",
+    "by_name",
+    "isdtype",
+    "get_default_dtype",
+    "set_default_dtype",
+]
+
+import builtins
+
+
+class DType:
+    """A data type of the array API standard.
+
+    Attributes
+    ----------
+    name : str
+        The standard's name (``"float32"``).
+    kind : str
+        One of ``"bool"``, ``"signed integer"``, ``"unsigned integer"``,
+        ``"real floating"``, ``"complex floating"``.
+    bits : int
+        Size of one element in bits (8 for ``bool``).
+    """
+
+    __slots__ = ("name", "kind", "bits")
+
+    def __init__(self, name: str, kind: str, bits: int) -> None:
+        self.name = name
+        self.kind = kind
+        self.bits = bits
+
+    def __repr__(self) -> str:
+        return f"arrayflow.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __reduce__(self):
+        return (by_name, (self.name,))
+
+    @property
+    def itemsize(self) -> int:
+        """Size of one element in bytes."""
+        return max(self.bits // 8, 1)
+
+    @property
+    def is_floating_point(self) -> builtins.bool:
+        """True for real floating dtypes (PyTorch's ``dtype.is_floating_point``)."""
+        return self.kind == "real floating"
+
+    @property
+    def is_complex(self) -> builtins.bool:
+        """True for complex floating dtypes (PyTorch's ``dtype.is_complex``)."""
+        return self.kind == "complex floating"
+
+
+bool = DType("bool", "bool", 8)  # noqa: A001 - the standard's name
+int8 = DType("int8", "signed integer", 8)
+int16 = DType("int16", "signed integer", 16)
+int32 = DType("int32", "signed integer", 32)
+int64 = DType("int64", "signed integer", 64)
+uint8 = DType("uint8", "unsigned integer", 8)
+uint16 = DType("uint16", "unsigned integer", 16)
+uint32 = DType("uint32", "unsigned integer", 32)
+uint64 = DType("uint64", "unsigned integer", 64)
+float32 = DType("float32", "real floating", 32)
+float64 = DType("float64", "real floating", 64)
+complex64 = DType("complex64", "complex floating", 64)
+complex128 = DType("complex128", "complex floating", 128)
+
+ALL_DTYPES: tuple[DType, ...] = (
+    bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+    float32, float64, complex64, complex128,
+)
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+
+_KINDS = {
+    "bool": ("bool",),
+    "signed integer": ("signed integer",),
+    "unsigned integer": ("unsigned integer",),
+    "integral": ("signed integer", "unsigned integer"),
+    "real floating": ("real floating",),
+    "complex floating": ("complex floating",),
+    "numeric": (
+        "signed integer", "unsigned integer", "real floating", "complex floating",
+    ),
+}
+
+
+def by_name(name: str) -> DType:
+    """Return the dtype called ``name`` (``"float32"``).
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a dtype of the standard.
+    """
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise TypeError(
+            f"arrayflow: unknown dtype name {name!r}; expected one of {sorted(_BY_NAME)}"
+        ) from None
+
+
+def isdtype(dtype: DType, kind) -> builtins.bool:
+    """Whether ``dtype`` is of the given ``kind`` (array API ``isdtype``).
+
+    Parameters
+    ----------
+    dtype : DType
+        The dtype to test.
+    kind : DType, str or tuple of those
+        A dtype (identity test), a kind name (``"bool"``, ``"signed integer"``,
+        ``"unsigned integer"``, ``"integral"``, ``"real floating"``,
+        ``"complex floating"``, ``"numeric"``) or a tuple of them (any matches).
+
+    Raises
+    ------
+    TypeError
+        If ``dtype`` is not an arrayflow dtype or ``kind`` is not understood.
+
+    Source: array API standard 2025.12, ``isdtype``.
+    """
+    if not isinstance(dtype, DType):
+        raise TypeError(f"isdtype: argument 'dtype' must be an arrayflow dtype, got {dtype!r}")
+    if isinstance(kind, tuple):
+        return any(isdtype(dtype, k) for k in kind)
+    if isinstance(kind, DType):
+        return dtype is kind
+    if isinstance(kind, str):
+        try:
+            return dtype.kind in _KINDS[kind]
+        except KeyError:
+            raise ValueError(
+                f"isdtype: argument 'kind' must be one of {sorted(_KINDS)}, got {kind!r}"
+            ) from None
+    raise TypeError(
+        f"isdtype: argument 'kind' must be a dtype, a kind name or a tuple, got {kind!r}"
+    )
+
+
+_state = {"float": float32}  # process-wide, as torch.set_default_dtype
+
+
+def get_default_dtype() -> DType:
+    """The default real floating dtype of creation functions (float32, as in PyTorch)."""
+    return _state["float"]
+
+
+def set_default_dtype(dtype: DType) -> None:
+    """Set the default real floating dtype (``float32`` or ``float64``).
+
+    Matches ``torch.set_default_dtype``. The default complex dtype follows it
+    (``complex64`` for ``float32``, ``complex128`` for ``float64``).
+
+    Raises
+    ------
+    TypeError
+        If ``dtype`` is not ``float32`` or ``float64``.
+    """
+    if dtype is not float32 and dtype is not float64:
+        raise TypeError(
+            f"set_default_dtype: argument 'dtype' must be arrayflow.float32 or "
+            f"arrayflow.float64, got {dtype!r}"
+        )
+    _state["float"] = dtype
+
+
+def default_complex() -> DType:
+    """The complex dtype matching the default real floating dtype."""
+    return complex128 if _state["float"] is float64 else complex64

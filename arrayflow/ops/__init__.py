@@ -1,0 +1,10 @@
+"""The op library: every public array function, one family per module.
+
+Importing this package registers every op in :data:`OPS`.
+"""
+
+from . import creation, dtypes, elementwise, linalg, manipulation, reductions, searching
+from ._registry import OPS, Op, op
+
+__all__ = ["OPS", "Op", "op", "creation", "dtypes", "elementwise", "linalg", "manipulation",
+           "reductions", "searching"]

@@ -1,0 +1,294 @@
+"""The op registry and the one wrapper every public function goes through.
+
+An op is a forward function written against an array API namespace ``xp``::
+
+    @op("exp")
+    def exp(xp, x, /):
+        y = xp.exp(x)
+        return y, (y,)          # value, and what the VJP will need
+
+The decorator returns an :class:`Op`: the public, callable function. Calling it
+runs :func:`_dispatch`, which
+
+1. looks at the arguments (and the elements of list/tuple arguments): Tensors
+   are unwrapped to their backend arrays, backend arrays and Python scalars
+   pass, anything else with ``__arrayflow_function__`` is an override;
+2. hands overrides to :mod:`arrayflow.overrides` (the ``__arrayflow_function__``
+   protocol);
+3. finds the backend (the Tensors' one; creation functions use the current
+   one) and checks that all Tensors share it;
+4. calls ``forward(xp, ...)`` with raw arrays and wraps the result in Tensors.
+
+The public signature (``inspect.signature(af.exp)``) is the forward's minus
+``xp``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from .. import _backend, _dtypes
+from .._backend import BackendMismatchError
+
+__all__ = ["Op", "op", "OPS", "register_tensor_type", "unwrap", "wrap"]
+
+OPS: dict[str, Op] = {}
+"""Every op by qualified name (``"linalg.det"``), in registration order."""
+
+# Filled by arrayflow.tensor (dependency injection keeps imports flowing one way).
+Tensor: type = type(None)
+_override_hook = None  # arrayflow.overrides.handle, installed by arrayflow.overrides
+
+_DType = _dtypes.DType
+_PASS = frozenset({int, float, bool, complex, type(None), str, slice, type(Ellipsis),
+                   _dtypes.DType})
+
+
+def register_tensor_type(cls: type) -> None:
+    """Called once by :mod:`arrayflow.tensor` to tell the registry what a Tensor is."""
+    global Tensor
+    Tensor = cls
+
+
+class Op:
+    """A public arrayflow function backed by a forward (and, later, a VJP) rule.
+
+    Attributes
+    ----------
+    name : str
+        Qualified name without the package (``"exp"``, ``"linalg.det"``).
+    forward : callable
+        ``forward(xp, *args, **kwargs)`` on raw arrays. Differentiable ops return
+        ``(value, residuals)``; others return the value.
+    vjp : callable or None
+        ``vjp(xp, residuals, *grads) -> tuple of input grads`` (attached with
+        :meth:`defvjp`).
+    differentiable : bool
+        False for ops whose outputs never require grad (comparisons, ``argmax``).
+    creation : bool
+        True for creation functions: they run on the current backend unless a
+        Tensor argument names another, and accept ``requires_grad=``.
+    backend_arg : bool
+        True when the forward's first argument is the Backend instead of its
+        namespace (default: same as ``creation``).
+    convert_dtypes : bool
+        Whether arrayflow dtypes among the arguments become native dtypes.
+    out : {"tensor", "tuple", "raw"}
+        How results are wrapped: one array, a (named) tuple of arrays, or as is.
+    """
+
+    def __init__(self, name, forward, *, differentiable=True, creation=False, out="tensor",
+                 backend_arg=None, convert_dtypes=True, module="arrayflow", doc=None):
+        self.name = name
+        self.backend_arg = creation if backend_arg is None else backend_arg
+        self.convert_dtypes = convert_dtypes
+        self.forward = forward
+        self.vjp = None
+        self.differentiable = differentiable
+        self.creation = creation
+        self.out = out
+        self.__name__ = name.rsplit(".", 1)[-1]
+        self.__qualname__ = self.__name__
+        self.__module__ = module
+        self.__doc__ = doc if doc is not None else forward.__doc__
+        sig = inspect.signature(forward)
+        params = list(sig.parameters.values())[1:]
+        self.__signature__ = sig.replace(parameters=params)
+        self.__wrapped__ = forward
+
+    def __call__(self, *args, **kwargs):
+        return _dispatch(self, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<arrayflow function {self.__module__}.{self.__name__}>"
+
+    def __reduce__(self):
+        return (_op_by_name, (self.name,))
+
+    def __get__(self, obj, objtype=None):
+        # Ops used as class attributes (Tensor methods) bind like functions.
+        if obj is None:
+            return self
+        import functools
+
+        return functools.partial(self, obj)
+
+    def defvjp(self, fn):
+        """Attach the VJP rule ``fn(xp, residuals, *grads)``; returns ``fn``."""
+        self.vjp = fn
+        return fn
+
+
+def _op_by_name(name: str) -> Op:
+    return OPS[name]
+
+
+def op(name: str, **options) -> Any:
+    """Decorator: register ``forward`` as the public function ``name`` (see :class:`Op`)."""
+
+    def deco(forward):
+        o = Op(name, forward, **options)
+        if name in OPS:
+            raise RuntimeError(f"arrayflow: op {name!r} registered twice")
+        OPS[name] = o
+        return o
+
+    return deco
+
+
+def _mismatch(op_: Op, a: _backend.Backend, b: _backend.Backend) -> BackendMismatchError:
+    return BackendMismatchError(
+        f"arrayflow.{op_.name}: arguments live on different backends ({a.name!r} and "
+        f"{b.name!r}); move one first, e.g. tensor.to({a.name!r})"
+    )
+
+
+def _scan_seq(op_, seq, backend, overloaded):
+    """Unwrap Tensors inside a list/tuple argument; returns (new_seq, backend)."""
+    out = None
+    for j, e in enumerate(seq):
+        te = type(e)
+        if te in _PASS:
+            continue
+        if isinstance(e, Tensor) and (te is Tensor or not _has_own_override(te)):
+            b = e._backend
+            if backend is None:
+                backend = b
+            elif b is not backend and b.name != backend.name:
+                raise _mismatch(op_, backend, b)
+            if out is None:
+                out = list(seq)
+            out[j] = e._cell.array
+        elif hasattr(te, "__arrayflow_function__"):
+            overloaded.append(e)
+    if out is None:
+        return seq, backend
+    return (tuple(out) if type(seq) is tuple else out), backend
+
+
+def _has_own_override(cls) -> bool:
+    return cls.__arrayflow_function__ is not Tensor.__arrayflow_function__
+
+
+def _dispatch(op_: Op, args: tuple, kwargs: dict):
+    backend = None
+    overloaded = None
+    uargs = None
+    has_dtype = False
+    for i, a in enumerate(args):
+        t = type(a)
+        if t is Tensor:
+            b = a._backend
+            if backend is None:
+                backend = b
+            elif b is not backend and b.name != backend.name:
+                raise _mismatch(op_, backend, b)
+            if uargs is None:
+                uargs = list(args)
+            uargs[i] = a._cell.array
+        elif t in _PASS:
+            if t is _DType:
+                has_dtype = True
+            continue
+        elif t is tuple or t is list:
+            if overloaded is None:
+                overloaded = []
+            new, backend = _scan_seq(op_, a, backend, overloaded)
+            if new is not a:
+                if uargs is None:
+                    uargs = list(args)
+                uargs[i] = new
+        elif isinstance(a, Tensor) and not _has_own_override(t):
+            b = a._backend
+            if backend is None:
+                backend = b
+            elif b is not backend and b.name != backend.name:
+                raise _mismatch(op_, backend, b)
+            if uargs is None:
+                uargs = list(args)
+            uargs[i] = a._cell.array
+        elif hasattr(t, "__arrayflow_function__"):
+            if overloaded is None:
+                overloaded = []
+            overloaded.append(a)
+        elif not op_.creation:
+            b = _backend.backend_of_array(a)
+            if b is not None:
+                if backend is None:
+                    backend = b
+                elif b is not backend and b.name != backend.name:
+                    raise _mismatch(op_, backend, b)
+    okwargs = kwargs
+    if kwargs:
+        kwargs = dict(kwargs)
+        for k, v in okwargs.items():
+            t = type(v)
+            if t is Tensor or (isinstance(v, Tensor) and not _has_own_override(t)):
+                b = v._backend
+                if backend is None:
+                    backend = b
+                elif b is not backend and b.name != backend.name:
+                    raise _mismatch(op_, backend, b)
+                kwargs[k] = v._cell.array
+            elif t in _PASS or t is tuple:
+                continue
+            elif hasattr(t, "__arrayflow_function__"):
+                if overloaded is None:
+                    overloaded = []
+                overloaded.append(v)
+    if overloaded and _override_hook is not None:
+        return _override_hook(op_, overloaded, args, okwargs)
+    if backend is None:
+        backend = _backend.get_backend()
+    requires_grad = False
+    if kwargs:
+        if op_.convert_dtypes:
+            d = kwargs.get("dtype")
+            if d is not None:
+                kwargs["dtype"] = backend.native_dtype(d)
+        if op_.creation and "requires_grad" in kwargs:
+            requires_grad = kwargs.pop("requires_grad")
+    call_args = args if uargs is None else uargs
+    if has_dtype and op_.convert_dtypes:
+        call_args = [backend.native_dtype(a) if type(a) is _DType else a for a in call_args]
+    if op_.backend_arg:
+        out = op_.forward(backend, *call_args, **kwargs)
+    else:
+        out = op_.forward(backend.xp, *call_args, **kwargs)
+    if op_.differentiable:
+        out = out[0]
+    kind = op_.out
+    if kind == "tensor":
+        t = _wrap1(out, backend)
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+    if kind == "tuple":
+        return wrap(out, backend)
+    return out
+
+
+def _wrap1(arr, backend):
+    t = Tensor.__new__(Tensor)
+    t._init(arr, backend)
+    return t
+
+
+def wrap(obj, backend):
+    """Wrap backend arrays (also inside tuples and named tuples) as Tensors."""
+    if isinstance(obj, tuple):
+        items = [wrap(e, backend) for e in obj]
+        if hasattr(obj, "_fields"):
+            return type(obj)(*items)
+        return tuple(items)
+    if isinstance(obj, list):
+        return [wrap(e, backend) for e in obj]
+    if backend.is_array(obj):
+        return _wrap1(obj, backend)
+    return obj
+
+
+def unwrap(obj):
+    """The backend array of a Tensor; other objects are returned unchanged."""
+    return obj._cell.array if isinstance(obj, Tensor) else obj

@@ -1,0 +1,325 @@
+"""Creation functions (array API standard 2025.12, "Creation Functions") and
+PyTorch's random constructors.
+
+Creation functions run on the current backend (``af.get_backend()``); the
+``*_like`` functions and ``asarray`` of a Tensor use that Tensor's backend.
+Floating results default to ``af.get_default_dtype()`` (float32, as in
+PyTorch); integer results to int64; arrays passed in keep their dtype. Every
+creation function also takes ``requires_grad=`` (PyTorch).
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+from .. import _backend, _dtypes
+from ._registry import op
+
+__all__ = [
+    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
+    "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
+    "tensor", "randn", "rand", "randint", "randperm",
+]
+
+_PYTHON_DATA = (builtins.bool, int, float, complex, list, tuple)
+
+
+def default_float(backend):
+    """The native default floating dtype of ``backend``."""
+    return backend.native_dtype(_dtypes.get_default_dtype())
+
+
+def _scalar_dtype(backend, value):
+    """Default dtype for a Python scalar value: bool, int64, float or complex default."""
+    if isinstance(value, builtins.bool):
+        return backend.native_dtype(_dtypes.bool)
+    if isinstance(value, int):
+        return backend.native_dtype(_dtypes.int64)
+    if isinstance(value, complex):
+        return backend.native_dtype(_dtypes.default_complex())
+    return default_float(backend)
+
+
+def _dev(device):
+    return {} if device is None else {"device": device}
+
+
+def _shape(fname, shape):
+    if isinstance(shape, int) and not isinstance(shape, builtins.bool):
+        return (shape,)
+    try:
+        return tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError(
+            f"arrayflow.{fname}: argument 'shape' must be an int or a tuple of ints, "
+            f"got {shape!r}"
+        ) from None
+
+
+@op("arange", creation=True, differentiable=False)
+def arange(backend, start, /, stop=None, step=1, *, dtype=None, device=None):
+    """Evenly spaced values in the half-open interval ``[start, stop)``.
+
+    ``arange(stop)`` starts at 0. Without ``dtype``, integer arguments give
+    int64 and any float argument gives the default floating dtype.
+
+    Returns
+    -------
+    Tensor
+        1-D, ``ceil((stop - start) / step)`` elements.
+
+    Source: array API standard 2025.12, ``arange``.
+    """
+    if dtype is None:
+        vals = (start, stop, step)
+        if builtins.any(isinstance(v, float) for v in vals):
+            dtype = default_float(backend)
+        else:
+            dtype = backend.native_dtype(_dtypes.int64)
+    return backend.xp.arange(start, stop, step, dtype=dtype, **_dev(device))
+
+
+@op("asarray", creation=True, differentiable=False)
+def asarray(backend, obj, /, *, dtype=None, device=None, copy=None):
+    """Convert ``obj`` (Tensor, array, Python scalar or nested sequence) to a Tensor.
+
+    Parameters
+    ----------
+    obj : Tensor, array, scalar, nested list/tuple or buffer
+        Data. A Tensor keeps its backend; other input goes to the current backend.
+    dtype : DType, optional
+        Output dtype. Default: the input array's dtype, or for Python data bool,
+        int64, the default floating dtype (float32) or the default complex dtype.
+    device : optional
+        Backend device.
+    copy : bool, optional
+        True always copies, False never copies (raises ``ValueError`` if it must),
+        None copies only when needed.
+
+    Source: array API standard 2025.12, ``asarray``; PyTorch ``as_tensor``.
+    """
+    xp = backend.xp
+    other = None if isinstance(obj, _PYTHON_DATA) else _backend.backend_of_array(obj)
+    if other is not None and not other.same_kind(backend):
+        obj = backend.from_host(other.to_host(obj), device=device)
+        if dtype is not None:
+            obj = xp.astype(obj, dtype)
+        return obj
+    kw = _dev(device)
+    if copy is not None:
+        kw["copy"] = copy
+    if dtype is not None:
+        return xp.asarray(obj, dtype=dtype, **kw)
+    if isinstance(obj, (builtins.bool, int, float, complex)):
+        return xp.asarray(obj, dtype=_scalar_dtype(backend, obj), **kw)
+    out = xp.asarray(obj, **kw)
+    if isinstance(obj, (list, tuple)):
+        d = backend.arrayflow_dtype(out.dtype)
+        if d.kind == "real floating" and d is not _dtypes.get_default_dtype():
+            out = xp.astype(out, default_float(backend))
+        elif d.kind == "complex floating" and d is not _dtypes.default_complex():
+            out = xp.astype(out, backend.native_dtype(_dtypes.default_complex()))
+    return out
+
+
+@op("tensor", creation=True, differentiable=False)
+def tensor(backend, data, /, *, dtype=None, device=None):
+    """Copy ``data`` into a new Tensor (PyTorch ``torch.tensor``: always copies).
+
+    Same defaults as :func:`asarray`; use ``asarray``/``as_tensor`` to avoid the copy.
+    """
+    return asarray.forward(backend, data, dtype=dtype, device=device, copy=True)
+
+
+@op("empty", creation=True, differentiable=False)
+def empty(backend, shape, *, dtype=None, device=None):
+    """An uninitialized Tensor of ``shape`` (int or tuple of ints).
+
+    Source: array API standard 2025.12, ``empty``.
+    """
+    return backend.xp.empty(_shape("empty", shape), dtype=dtype or default_float(backend),
+                            **_dev(device))
+
+
+@op("zeros", creation=True, differentiable=False)
+def zeros(backend, shape, *, dtype=None, device=None):
+    """A Tensor of ``shape`` filled with 0 (default floating dtype).
+
+    Source: array API standard 2025.12, ``zeros``.
+    """
+    return backend.xp.zeros(_shape("zeros", shape), dtype=dtype or default_float(backend),
+                            **_dev(device))
+
+
+@op("ones", creation=True, differentiable=False)
+def ones(backend, shape, *, dtype=None, device=None):
+    """A Tensor of ``shape`` filled with 1 (default floating dtype).
+
+    Source: array API standard 2025.12, ``ones``.
+    """
+    return backend.xp.ones(_shape("ones", shape), dtype=dtype or default_float(backend),
+                           **_dev(device))
+
+
+@op("full", creation=True, differentiable=False)
+def full(backend, shape, fill_value, *, dtype=None, device=None):
+    """A Tensor of ``shape`` filled with ``fill_value``.
+
+    Without ``dtype`` the dtype follows the Python type of ``fill_value``: bool,
+    int64, the default floating or the default complex dtype.
+
+    Source: array API standard 2025.12, ``full``.
+    """
+    if dtype is None:
+        dtype = _scalar_dtype(backend, fill_value)
+    return backend.xp.full(_shape("full", shape), fill_value, dtype=dtype, **_dev(device))
+
+
+@op("eye", creation=True, differentiable=False)
+def eye(backend, n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+    """A 2-D Tensor with ones on the ``k``-th diagonal and zeros elsewhere.
+
+    Shape ``(n_rows, n_cols or n_rows)``. Source: array API standard 2025.12, ``eye``.
+    """
+    return backend.xp.eye(n_rows, n_cols, k=k, dtype=dtype or default_float(backend),
+                          **_dev(device))
+
+
+@op("linspace", creation=True, differentiable=False)
+def linspace(backend, start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+    """``num`` evenly spaced samples over ``[start, stop]`` (or ``[start, stop)``).
+
+    Default dtype: the default floating dtype, or the default complex dtype for
+    complex endpoints. Source: array API standard 2025.12, ``linspace``.
+    """
+    if dtype is None:
+        if isinstance(start, complex) or isinstance(stop, complex):
+            dtype = backend.native_dtype(_dtypes.default_complex())
+        else:
+            dtype = default_float(backend)
+    return backend.xp.linspace(start, stop, num, dtype=dtype, endpoint=endpoint,
+                               **_dev(device))
+
+
+def _like_doc(what):
+    return f"""A Tensor shaped like ``x`` filled with {what}; dtype and device default to ``x``'s.
+
+Source: array API standard 2025.12.
+"""
+
+
+@op("empty_like", creation=True, differentiable=False, doc=_like_doc("uninitialized values"))
+def empty_like(backend, x, /, *, dtype=None, device=None):
+    return backend.xp.empty_like(x, dtype=dtype, **_dev(device))
+
+
+@op("zeros_like", creation=True, differentiable=False, doc=_like_doc("0"))
+def zeros_like(backend, x, /, *, dtype=None, device=None):
+    return backend.xp.zeros_like(x, dtype=dtype, **_dev(device))
+
+
+@op("ones_like", creation=True, differentiable=False, doc=_like_doc("1"))
+def ones_like(backend, x, /, *, dtype=None, device=None):
+    return backend.xp.ones_like(x, dtype=dtype, **_dev(device))
+
+
+@op("full_like", creation=True, differentiable=False, doc=_like_doc("``fill_value``"))
+def full_like(backend, x, /, fill_value, *, dtype=None, device=None):
+    return backend.xp.full_like(x, fill_value, dtype=dtype, **_dev(device))
+
+
+@op("from_dlpack", creation=True, differentiable=False)
+def from_dlpack(backend, x, /, *, device=None, copy=None):
+    """A Tensor from any object implementing ``__dlpack__`` (zero-copy where possible).
+
+    Backends without ``from_dlpack`` go through host memory.
+
+    Raises
+    ------
+    BufferError
+        If the producer cannot export to this backend's device.
+
+    Source: array API standard 2025.12, ``from_dlpack``.
+    """
+    kw = _dev(device)
+    if copy is not None:
+        kw["copy"] = copy
+    fn = getattr(backend.xp, "from_dlpack", None)
+    if fn is not None:
+        return fn(x, **kw)
+    host = _backend._instance("numpy", {}).xp
+    return backend.from_host(host.from_dlpack(x, **kw))
+
+
+@op("meshgrid", out="tuple")
+def meshgrid(xp, *arrays, indexing="xy"):
+    """Coordinate matrices from 1-D coordinate Tensors (``indexing`` "xy" or "ij").
+
+    Returns a tuple of Tensors, each of the broadcast grid shape.
+    Source: array API standard 2025.12, ``meshgrid``.
+    """
+    return tuple(xp.meshgrid(*arrays, indexing=indexing)), (len(arrays), indexing)
+
+
+@op("tril")
+def tril(xp, x, /, *, k=0):
+    """Lower triangle of the last two dimensions of ``x`` (zeros above diagonal ``k``).
+
+    Source: array API standard 2025.12, ``tril``.
+    """
+    return xp.tril(x, k=k), (k,)
+
+
+@op("triu")
+def triu(xp, x, /, *, k=0):
+    """Upper triangle of the last two dimensions of ``x`` (zeros below diagonal ``k``).
+
+    Source: array API standard 2025.12, ``triu``.
+    """
+    return xp.triu(x, k=k), (k,)
+
+
+# --- PyTorch random constructors ----------------------------------------------
+
+def _size(fname, size):
+    if len(size) == 1 and not isinstance(size[0], int):
+        size = size[0]
+    return _shape(fname, size)
+
+
+def _random(backend, kind, shape, dtype, device, **params):
+    return backend.random(kind, shape, dtype=dtype, device=device, **params)
+
+
+@op("randn", creation=True, differentiable=False)
+def randn(backend, *size, dtype=None, device=None):
+    """Samples of the standard normal distribution, shape ``size``.
+
+    ``randn(2, 3)``, ``randn((2, 3))`` and ``randn([2, 3])`` are the same.
+    Reproducible with :func:`arrayflow.manual_seed`. Default floating dtype.
+    PyTorch ``torch.randn``.
+    """
+    return _random(backend, "normal", _size("randn", size), dtype or default_float(backend),
+                   device)
+
+
+@op("rand", creation=True, differentiable=False)
+def rand(backend, *size, dtype=None, device=None):
+    """Samples of the uniform distribution on ``[0, 1)``, shape ``size`` (``torch.rand``)."""
+    return _random(backend, "uniform", _size("rand", size), dtype or default_float(backend),
+                   device, low=0.0, high=1.0)
+
+
+@op("randint", creation=True, differentiable=False)
+def randint(backend, low, high, size, *, dtype=None, device=None):
+    """Random integers in ``[low, high)``, shape ``size`` (``torch.randint``; int64)."""
+    return _random(backend, "integers", _shape("randint", size),
+                   dtype or backend.native_dtype(_dtypes.int64), device, low=low, high=high)
+
+
+@op("randperm", creation=True, differentiable=False)
+def randperm(backend, n, *, dtype=None, device=None):
+    """A random permutation of ``0..n-1`` (``torch.randperm``; int64)."""
+    return _random(backend, "permutation", (n,), dtype or backend.native_dtype(_dtypes.int64),
+                   device, n=n)

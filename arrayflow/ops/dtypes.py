@@ -1,0 +1,113 @@
+"""Data type functions (array API standard 2025.12, "Data Type Functions")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import _dtypes
+from ._registry import op
+
+__all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
+           "finfo_object", "iinfo_object"]
+
+
+@op("astype")
+def astype(xp, x, dtype, /, *, copy=True, device=None):
+    """Copy of ``x`` cast to ``dtype`` (also to another ``device``).
+
+    Parameters
+    ----------
+    x : Tensor
+    dtype : DType
+    copy : bool
+        False returns ``x`` itself when nothing changes.
+
+    Source: array API standard 2025.12, ``astype``.
+    """
+    kw = {} if device is None else {"device": device}
+    return xp.astype(x, dtype, copy=copy, **kw), (x.dtype,)
+
+
+
+@op("can_cast", backend_arg=True, differentiable=False, out="raw")
+def can_cast(backend, from_, to, /):
+    """Whether ``from_`` (a dtype or Tensor) casts to ``to`` under the standard's rules.
+
+    Source: array API standard 2025.12, ``can_cast``.
+    """
+    return backend.xp.can_cast(from_, to)
+
+
+@op("result_type", backend_arg=True, differentiable=False, out="raw")
+def result_type(backend, *arrays_and_dtypes):
+    """The dtype the standard's promotion rules give for Tensors, dtypes and scalars.
+
+    Returns
+    -------
+    DType
+
+    Raises
+    ------
+    TypeError
+        If no promotion is defined (for example int8 and float32 on strict backends).
+
+    Source: array API standard 2025.12, ``result_type``.
+    """
+    return backend.arrayflow_dtype(backend.xp.result_type(*arrays_and_dtypes))
+
+
+@dataclass(frozen=True)
+class finfo_object:  # noqa: N801 - the standard's name
+    """Machine limits of a floating dtype (array API ``finfo_object``)."""
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: _dtypes.DType
+
+    @property
+    def tiny(self) -> float:
+        """Alias of ``smallest_normal`` (PyTorch, NumPy)."""
+        return self.smallest_normal
+
+
+@dataclass(frozen=True)
+class iinfo_object:  # noqa: N801 - the standard's name
+    """Machine limits of an integer dtype (array API ``iinfo_object``)."""
+
+    bits: int
+    max: int
+    min: int
+    dtype: _dtypes.DType
+
+
+@op("finfo", backend_arg=True, differentiable=False, out="raw")
+def finfo(backend, type, /):
+    """Machine limits of a floating dtype or of a floating Tensor's dtype.
+
+    Source: array API standard 2025.12, ``finfo``.
+    """
+    f = backend.xp.finfo(type)
+    return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
+                        float(f.smallest_normal), backend.arrayflow_dtype(f.dtype))
+
+
+@op("iinfo", backend_arg=True, differentiable=False, out="raw")
+def iinfo(backend, type, /):
+    """Machine limits of an integer dtype or of an integer Tensor's dtype.
+
+    Source: array API standard 2025.12, ``iinfo``.
+    """
+    f = backend.xp.iinfo(type)
+    return iinfo_object(int(f.bits), int(f.max), int(f.min), backend.arrayflow_dtype(f.dtype))
+
+
+@op("isdtype", backend_arg=True, differentiable=False, out="raw", convert_dtypes=False)
+def isdtype(backend, dtype, kind):
+    """Whether ``dtype`` is of ``kind`` (see :func:`arrayflow._dtypes.isdtype`).
+
+    Source: array API standard 2025.12, ``isdtype``.
+    """
+    return _dtypes.isdtype(dtype, kind)

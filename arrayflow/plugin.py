@@ -1,0 +1,21 @@
+"""The public plug-in API for backend authors.
+
+``from arrayflow.plugin import Backend``, subclass it, and declare the class in
+the ``arrayflow.backends`` entry-point group. See ``docs/backends.md``.
+"""
+
+from ._backend import (
+    Backend,
+    BackendInfo,
+    BackendMismatchError,
+    BackendUnavailableError,
+    register_backend,
+)
+
+__all__ = [
+    "Backend",
+    "BackendInfo",
+    "BackendMismatchError",
+    "BackendUnavailableError",
+    "register_backend",
+]

@@ -1,0 +1,705 @@
+"""The Tensor: one backend array, autograd fields, the array API Array object,
+and the PyTorch-style methods of the seeds.
+
+A Tensor holds a small shared *cell* (the storage): the backend array and a
+version counter. ``detach()`` and ``.data`` return new Tensors on the same cell;
+an in-place operation (``x += 1``, ``x[i] = v``, ``uniform_``) writes into the
+cell (in place where the backend's arrays are writeable, functionally
+otherwise) and bumps the version. So ``self.weight.data.uniform_(-0.1, 0.1)``
+changes the Parameter on every backend, Dask and array_api_strict included.
+
+Where PyTorch and the array API standard disagree, the standard wins; see
+``docs/pytorch-differences.md`` (``size`` is an int, callable for PyTorch code).
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+import sys
+
+from . import _backend, _dtypes
+from .ops import creation as _c
+from .ops import dtypes as _dt
+from .ops import elementwise as _e
+from .ops import linalg as _la
+from .ops import manipulation as _m
+from .ops import reductions as _r
+from .ops import searching as _s
+from .ops._registry import register_tensor_type
+
+__all__ = ["Tensor", "Size"]
+
+
+class _Cell:
+    """Storage shared by a Tensor and its detached views: the array and its version."""
+
+    __slots__ = ("array", "version")
+
+    def __init__(self, array):
+        self.array = array
+        self.version = 0
+
+
+class Size(int):
+    """The number of elements: an ``int`` (array API ``size``) that PyTorch code may call.
+
+    ``t.size == 6`` and ``t.size + 1`` follow the standard; ``t.size()`` returns
+    the shape and ``t.size(0)`` one dimension, as in PyTorch.
+    """
+
+    def __new__(cls, n: int, shape: tuple):
+        self = super().__new__(cls, n)
+        self._shape = shape
+        return self
+
+    def __call__(self, dim: int | None = None):
+        if dim is None:
+            return self._shape
+        return self._shape[dim]
+
+
+def _axis(fname, dim, axis):
+    if dim is not None and axis is not None:
+        raise TypeError(f"Tensor.{fname}: pass 'axis' or its PyTorch alias 'dim', not both")
+    return axis if dim is None else dim
+
+
+def _keep(fname, keepdim, keepdims):
+    if keepdim is not None and keepdims is not None:
+        raise TypeError(
+            f"Tensor.{fname}: pass 'keepdims' or its PyTorch alias 'keepdim', not both")
+    return builtins.bool(keepdims if keepdim is None else keepdim)
+
+
+def _shape_args(args):
+    if len(args) == 1 and not isinstance(args[0], int):
+        return tuple(args[0])
+    return tuple(args)
+
+
+class Tensor:
+    """An n-dimensional array on one backend, with autograd metadata.
+
+    ``Tensor(*sizes)`` is PyTorch's legacy constructor: an uninitialized
+    Tensor of that shape in the default floating dtype on the current backend
+    (``Tensor([1, 2])`` copies data). Prefer :func:`arrayflow.asarray`,
+    :func:`arrayflow.empty` and friends.
+
+    Attributes
+    ----------
+    array
+        The backend array (``numpy.ndarray``, ``dask.array.Array``, ...).
+    requires_grad : bool
+        Whether autograd records operations on this Tensor.
+    grad : Tensor or None
+        Accumulated gradient of a leaf.
+    grad_fn
+        The graph node that produced this Tensor, None for leaves.
+    """
+
+    __slots__ = ("_cell", "_backend", "_requires_grad", "grad", "grad_fn", "_retains_grad",
+                 "_hooks", "__weakref__")
+    __array_ufunc__ = None  # NumPy defers binary operators to us
+    __array_priority__ = 1000
+    __hash__ = object.__hash__
+
+    def __init__(self, *sizes):
+        if len(sizes) == 1 and not isinstance(sizes[0], int):
+            t = _c.asarray(sizes[0], dtype=_dtypes.get_default_dtype())
+        else:
+            t = _c.empty(_shape_args(sizes) if sizes else (0,))
+        self._init(t._cell.array, t._backend)
+
+    def _init(self, array, backend, cell=None):
+        self._cell = _Cell(array) if cell is None else cell
+        self._backend = backend
+        self._requires_grad = False
+        self.grad = None
+        self.grad_fn = None
+        self._retains_grad = False
+        self._hooks = None
+
+    @classmethod
+    def _from_array(cls, array, backend, cell=None):
+        t = object.__new__(cls)
+        t._init(array, backend, cell)
+        return t
+
+    @classmethod
+    def __arrayflow_function__(cls, func, types, args=(), kwargs=None):
+        """Default override: run ``func`` normally (see :mod:`arrayflow.overrides`)."""
+        return NotImplemented
+
+    # --- fields ----------------------------------------------------------------
+    @property
+    def array(self):
+        """The wrapped backend array."""
+        return self._cell.array
+
+    @property
+    def backend(self) -> _backend.Backend:
+        """The backend this Tensor's array belongs to."""
+        return self._backend
+
+    @property
+    def requires_grad(self) -> builtins.bool:
+        """Whether autograd records operations on this Tensor."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: builtins.bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: builtins.bool = True) -> Tensor:
+        """Set ``requires_grad`` in place and return self (PyTorch).
+
+        Raises
+        ------
+        RuntimeError
+            For a non-leaf (use ``detach()``), or asking integer/bool Tensors to
+            require grad (only floating and complex dtypes can).
+        """
+        requires_grad = builtins.bool(requires_grad)
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "Tensor.requires_grad_: cannot turn off requires_grad of a non-leaf "
+                "Tensor; use detach()")
+        if requires_grad and self.dtype.kind not in ("real floating", "complex floating"):
+            raise RuntimeError(
+                f"Tensor.requires_grad_: only floating point and complex Tensors can require "
+                f"gradients, got dtype {self.dtype}")
+        self._requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> builtins.bool:
+        """True for Tensors not produced by a recorded operation."""
+        return self.grad_fn is None
+
+    @property
+    def _version(self) -> int:
+        """The in-place version counter of the storage (PyTorch ``_version``)."""
+        return self._cell.version
+
+    @property
+    def data(self) -> Tensor:
+        """A Tensor on the same storage that does not require grad (PyTorch ``.data``)."""
+        return Tensor._from_array(self._cell.array, self._backend, self._cell)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Tensor.data: expected a Tensor, got {type(value).__name__}")
+        self._check_same_backend("data", value)
+        self._cell = value._cell
+
+    def detach(self) -> Tensor:
+        """A Tensor on the same storage, cut from the graph (``requires_grad=False``)."""
+        return Tensor._from_array(self._cell.array, self._backend, self._cell)
+
+    def _check_same_backend(self, fname, other):
+        if not self._backend.same_kind(other._backend):
+            raise _backend.BackendMismatchError(
+                f"Tensor.{fname}: Tensors live on different backends "
+                f"({self._backend.name!r} and {other._backend.name!r}); move one first, "
+                f"e.g. tensor.to({self._backend.name!r})")
+
+    # --- array API attributes ----------------------------------------------------
+    @property
+    def dtype(self) -> _dtypes.DType:
+        """The arrayflow dtype (``af.float32``...), the same on every backend."""
+        return self._backend.arrayflow_dtype(self._cell.array.dtype)
+
+    @property
+    def device(self):
+        """The backend's device object for this Tensor."""
+        import array_api_compat
+
+        return array_api_compat.device(self._cell.array)
+
+    @property
+    def shape(self) -> tuple:
+        """The shape, a tuple of ints (None for unknown sizes of lazy arrays)."""
+        shape = self._cell.array.shape
+        if self._backend.lazy:
+            return tuple(None if s != s else builtins.int(s) for s in shape)
+        return tuple(shape)
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return len(self._cell.array.shape)
+
+    @property
+    def size(self) -> Size:
+        """Number of elements (an int; ``t.size()`` gives the shape as in PyTorch)."""
+        shape = self.shape
+        n = 1
+        for s in shape:
+            if s is None:
+                return None
+            n *= s
+        return Size(n, shape)
+
+    @property
+    def T(self) -> Tensor:
+        """Transpose of a 2-D Tensor (the standard requires ``ndim == 2``).
+
+        Raises
+        ------
+        ValueError
+            If ``ndim != 2`` (use ``mT`` or ``permute_dims``).
+        """
+        if self.ndim != 2:
+            raise ValueError(
+                f"Tensor.T: expected a 2-D Tensor, got {self.ndim}-D; use .mT for "
+                f"batched matrices or arrayflow.permute_dims")
+        return _m.permute_dims(self, (1, 0))
+
+    @property
+    def mT(self) -> Tensor:
+        """Transpose of the last two dimensions (``matrix_transpose``)."""
+        return _la.matrix_transpose(self)
+
+    def __array_namespace__(self, /, *, api_version: str | None = None):
+        """The array API namespace of Tensors: the ``arrayflow`` module itself."""
+        if api_version not in (None, "2025.12", "2024.12", "2023.12", "2022.12", "2021.12"):
+            raise ValueError(
+                f"Tensor.__array_namespace__: unsupported api_version {api_version!r}; "
+                f"arrayflow implements 2025.12")
+        return sys.modules["arrayflow"]
+
+    def to_device(self, device, /, *, stream=None) -> Tensor:
+        """Copy to ``device`` of the same backend (array API ``to_device``)."""
+        import array_api_compat
+
+        kw = {} if stream is None else {"stream": stream}
+        return Tensor._from_array(array_api_compat.to_device(self._cell.array, device, **kw),
+                                  self._backend)
+
+    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Export through DLPack (delegates to the backend array)."""
+        kw = {k: v for k, v in (("stream", stream), ("max_version", max_version),
+                                ("dl_device", dl_device), ("copy", copy)) if v is not None}
+        return self._cell.array.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        """The DLPack device tuple of the backend array."""
+        return self._cell.array.__dlpack_device__()
+
+    def __array__(self, dtype=None, copy=None):
+        """NumPy conversion for CPU backends (computes Dask arrays).
+
+        Raises
+        ------
+        TypeError
+            On backends whose memory NumPy cannot read (CuPy): use ``numpy()``.
+        """
+        if not self._backend.host_accessible:
+            raise TypeError(
+                f"Tensor.__array__: implicit conversion of a {self._backend.name!r} Tensor to "
+                f"NumPy is not allowed; call .numpy() to copy it to the host")
+        out = self._backend.to_host(self._cell.array)
+        if dtype is not None:
+            out = out.astype(dtype, copy=False)
+        if copy:
+            out = out.copy()
+        return out
+
+    # --- Python scalars -------------------------------------------------------------
+    def __bool__(self) -> builtins.bool:
+        return builtins.bool(self._cell.array)
+
+    def __int__(self) -> int:
+        return builtins.int(self._cell.array)
+
+    def __float__(self) -> float:
+        return builtins.float(self._cell.array)
+
+    def __complex__(self) -> complex:
+        return builtins.complex(self._cell.array)
+
+    def __index__(self) -> int:
+        return operator.index(self._cell.array)
+
+    def __len__(self) -> int:
+        if not self.ndim:
+            raise TypeError("len() of a 0-d Tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.ndim:
+            raise TypeError("iteration over a 0-d Tensor")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    # --- indexing ----------------------------------------------------------------
+    def __getitem__(self, key) -> Tensor:
+        return _m.getitem(self, key)
+
+    def __setitem__(self, key, value) -> None:
+        """``x[key] = value`` in place; bumps the version counter."""
+        import array_api_extra as xpx
+
+        key = _unwrap_key(key)
+        if isinstance(value, Tensor):
+            self._check_same_backend("__setitem__", value)
+            value = value._cell.array
+        arr = self._cell.array
+        self._cell.array = xpx.at(arr, key).set(value, xp=self._backend.xp)
+        self._cell.version += 1
+
+    def _assign(self, new_array) -> Tensor:
+        """Overwrite every element with ``new_array`` in place; bumps the version."""
+        import array_api_extra as xpx
+
+        arr = self._cell.array
+        if tuple(new_array.shape) != tuple(arr.shape):
+            new_array = self._backend.xp.broadcast_to(new_array, arr.shape)
+        self._cell.array = xpx.at(arr, ...).set(new_array, xp=self._backend.xp)
+        self._cell.version += 1
+        return self
+
+    def _inplace(self, fn, other, name) -> Tensor:
+        result = fn(self, other)
+        if result.dtype is not self.dtype:
+            raise TypeError(
+                f"Tensor.{name}: the result dtype {result.dtype} of an in-place operation "
+                f"must equal the Tensor's dtype {self.dtype} (array API standard)")
+        if result.shape != self.shape:
+            raise ValueError(
+                f"Tensor.{name}: the result shape {result.shape} of an in-place operation "
+                f"must equal the Tensor's shape {self.shape}")
+        return self._assign(result._cell.array)
+
+    # --- repr ----------------------------------------------------------------------
+    def __repr__(self) -> str:
+        b = self._backend
+        values = b.format_array(self._cell.array)
+        extra = f", dtype={self.dtype}, backend={b.name!r}"
+        if self.grad_fn is not None:
+            extra += f", grad_fn=<{type(self.grad_fn).__name__}>"
+        elif self._requires_grad:
+            extra += ", requires_grad=True"
+        name = "tensor" if type(self) is Tensor else type(self).__name__
+        return f"{name}({values}{extra})"
+
+    __str__ = __repr__
+
+    # --- conversions -------------------------------------------------------------
+    def numpy(self):
+        """A NumPy array with this Tensor's values (computes Dask, copies from GPU).
+
+        Raises
+        ------
+        RuntimeError
+            If the Tensor requires grad (PyTorch's rule): use ``detach().numpy()``.
+        """
+        if self._requires_grad:
+            raise RuntimeError(
+                "Tensor.numpy: cannot convert a Tensor that requires grad; "
+                "use tensor.detach().numpy()")
+        return self._backend.to_host(self._cell.array)
+
+    def tolist(self):
+        """The values as nested Python lists (computes lazy arrays)."""
+        return self._backend.to_host(self._cell.array).tolist()
+
+    def item(self):
+        """The value of a one-element Tensor as a Python scalar.
+
+        Raises
+        ------
+        ValueError
+            If the Tensor does not have exactly one element.
+        """
+        n = self.size
+        if n != 1:
+            raise ValueError(
+                f"Tensor.item: only one-element Tensors can be converted to Python scalars, "
+                f"got shape {self.shape}")
+        return self._backend.to_host(self._cell.array).reshape(()).item()
+
+    def to(self, *args, backend=None, device=None, dtype=None) -> Tensor:
+        """Move to another backend, device and/or dtype (a new Tensor).
+
+        ``t.to("dask")``, ``t.to(af.float64)``, ``t.to(backend="numpy", dtype=...)``.
+        Data moves through DLPack where both sides support it, else through host
+        memory. Returns ``self`` when nothing changes (PyTorch).
+
+        Raises
+        ------
+        ValueError
+            Unknown backend name.
+        BackendUnavailableError
+            The target backend cannot run here.
+        """
+        for a in args:
+            if isinstance(a, _dtypes.DType):
+                dtype = a
+            elif isinstance(a, (str, _backend.Backend)) and (
+                    isinstance(a, _backend.Backend) or a in _backend.names()):
+                backend = a
+            else:
+                device = a
+        src = self._backend
+        dst = src if backend is None else _backend._select(backend, {})
+        arr = self._cell.array
+        changed = False
+        if not dst.same_kind(src):
+            arr = _move(arr, src, dst)
+            changed = True
+        if dtype is not None and dtype is not self.dtype:
+            arr = dst.xp.astype(arr, dst.native_dtype(dtype))
+            changed = True
+        if device is not None:
+            import array_api_compat
+
+            arr = array_api_compat.to_device(arr, device)
+            changed = True
+        if not changed:
+            return self
+        return Tensor._from_array(arr, dst)
+
+    def double(self) -> Tensor:
+        """Cast to float64 (PyTorch ``double()``)."""
+        return _dt.astype(self, _dtypes.float64)
+
+    def float(self) -> Tensor:
+        """Cast to float32 (PyTorch ``float()``)."""
+        return _dt.astype(self, _dtypes.float32)
+
+    def long(self) -> Tensor:
+        """Cast to int64 (PyTorch ``long()``)."""
+        return _dt.astype(self, _dtypes.int64)
+
+    def astype(self, dtype, /, *, copy=True, device=None) -> Tensor:
+        """Cast to ``dtype`` (array API ``astype``)."""
+        return _dt.astype(self, dtype, copy=copy, device=device)
+
+    def clone(self) -> Tensor:
+        """A copy with its own storage."""
+        return _dt.astype(self, self.dtype, copy=True)
+
+    # --- PyTorch-style methods ------------------------------------------------------
+    def dim(self) -> int:
+        """Number of dimensions (PyTorch ``dim()``)."""
+        return self.ndim
+
+    def numel(self) -> int:
+        """Number of elements (PyTorch ``numel()``)."""
+        return builtins.int(self.size)
+
+    def mm(self, other) -> Tensor:
+        """Matrix product (PyTorch ``mm``)."""
+        return _la.matmul(self, other)
+
+    def matmul(self, other) -> Tensor:
+        """Matrix product (``@``)."""
+        return _la.matmul(self, other)
+
+    def t(self) -> Tensor:
+        """Transpose of a Tensor with at most 2 dimensions (PyTorch ``t()``)."""
+        if self.ndim > 2:
+            raise ValueError(f"Tensor.t: expected at most 2 dimensions, got {self.ndim}")
+        return self if self.ndim < 2 else _m.permute_dims(self, (1, 0))
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        """Insert a size-1 dimension at ``dim`` (``expand_dims``)."""
+        return _m.expand_dims(self, axis=dim)
+
+    def squeeze(self, dim=None) -> Tensor:
+        """Remove size-1 dimension ``dim``, or all of them when None (PyTorch)."""
+        if dim is None:
+            dim = tuple(i for i, s in enumerate(self.shape) if s == 1)
+        return _m.squeeze(self, axis=dim)
+
+    def expand_as(self, other) -> Tensor:
+        """Broadcast to ``other``'s shape (``broadcast_to``)."""
+        return _m.broadcast_to(self, other.shape)
+
+    def expand(self, *sizes) -> Tensor:
+        """Broadcast to ``sizes`` (-1 keeps a dimension), as PyTorch ``expand``."""
+        sizes = _shape_args(sizes)
+        lead = len(sizes) - self.ndim
+        shape = tuple(self.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+        return _m.broadcast_to(self, shape)
+
+    def reshape(self, *shape, copy=None) -> Tensor:
+        """``reshape((2, 3))`` or PyTorch's ``reshape(2, 3)``."""
+        return _m.reshape(self, _shape_args(shape), copy=copy)
+
+    view = reshape
+
+    def flatten(self) -> Tensor:
+        """A 1-D Tensor of all elements."""
+        return _m.reshape(self, (-1,))
+
+    def permute(self, *dims) -> Tensor:
+        """Permute dimensions (``permute_dims``), PyTorch's varargs form too."""
+        return _m.permute_dims(self, _shape_args(dims))
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        """Swap two dimensions (PyTorch ``transpose``)."""
+        axes = list(range(self.ndim))
+        axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
+        return _m.permute_dims(self, tuple(axes))
+
+    def sum(self, dim=None, keepdim=None, *, dtype=None, axis=None, keepdims=None) -> Tensor:
+        """Sum over ``dim``/``axis`` (see :func:`arrayflow.sum`)."""
+        return _r.sum(self, axis=_axis("sum", dim, axis), dtype=dtype,
+                      keepdims=_keep("sum", keepdim, keepdims))
+
+    def mean(self, dim=None, keepdim=None, *, axis=None, keepdims=None) -> Tensor:
+        """Mean over ``dim``/``axis`` (see :func:`arrayflow.mean`)."""
+        return _r.mean(self, axis=_axis("mean", dim, axis),
+                       keepdims=_keep("mean", keepdim, keepdims))
+
+    def prod(self, dim=None, keepdim=None, *, dtype=None, axis=None, keepdims=None) -> Tensor:
+        """Product over ``dim``/``axis``."""
+        return _r.prod(self, axis=_axis("prod", dim, axis), dtype=dtype,
+                       keepdims=_keep("prod", keepdim, keepdims))
+
+    def max(self, dim=None, keepdim=None, *, axis=None, keepdims=None) -> Tensor:
+        """Maximum values over ``dim``/``axis`` (values only: the standard's ``max``)."""
+        return _r.max(self, axis=_axis("max", dim, axis), keepdims=_keep("max", keepdim, keepdims))
+
+    def min(self, dim=None, keepdim=None, *, axis=None, keepdims=None) -> Tensor:
+        """Minimum values over ``dim``/``axis``."""
+        return _r.min(self, axis=_axis("min", dim, axis), keepdims=_keep("min", keepdim, keepdims))
+
+    def argmax(self, dim=None, keepdim=None, *, axis=None, keepdims=None) -> Tensor:
+        """Index of the maximum over ``dim``/``axis``."""
+        return _s.argmax(self, axis=_axis("argmax", dim, axis),
+                         keepdims=_keep("argmax", keepdim, keepdims))
+
+    def argmin(self, dim=None, keepdim=None, *, axis=None, keepdims=None) -> Tensor:
+        """Index of the minimum over ``dim``/``axis``."""
+        return _s.argmin(self, axis=_axis("argmin", dim, axis),
+                         keepdims=_keep("argmin", keepdim, keepdims))
+
+    def std(self, dim=None, keepdim=None, *, correction=0.0, axis=None, keepdims=None):
+        """Standard deviation (the standard's default ``correction=0``)."""
+        return _r.std(self, axis=_axis("std", dim, axis), correction=correction,
+                      keepdims=_keep("std", keepdim, keepdims))
+
+    def var(self, dim=None, keepdim=None, *, correction=0.0, axis=None, keepdims=None):
+        """Variance (the standard's default ``correction=0``)."""
+        return _r.var(self, axis=_axis("var", dim, axis), correction=correction,
+                      keepdims=_keep("var", keepdim, keepdims))
+
+    def all(self, dim=None, keepdim=None, *, axis=None, keepdims=None) -> Tensor:
+        """Logical AND reduction."""
+        return _r.all(self, axis=_axis("all", dim, axis), keepdims=_keep("all", keepdim, keepdims))
+
+    def any(self, dim=None, keepdim=None, *, axis=None, keepdims=None) -> Tensor:
+        """Logical OR reduction."""
+        return _r.any(self, axis=_axis("any", dim, axis), keepdims=_keep("any", keepdim, keepdims))
+
+    def clamp(self, min=None, max=None) -> Tensor:
+        """Clamp to ``[min, max]`` (``clip``)."""
+        return _e.clip(self, min, max)
+
+    clip = clamp
+
+    # --- in-place initializers -------------------------------------------------------
+    def _random_fill(self, kind, **params) -> Tensor:
+        b = self._backend
+        new = b.random(kind, self.shape, dtype=self._cell.array.dtype, **params)
+        return self._assign(new)
+
+    def uniform_(self, a: float = 0.0, b: float = 1.0) -> Tensor:
+        """Fill in place with samples of U[a, b) from the backend's seeded generator."""
+        return self._random_fill("uniform", low=a, high=b)
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0) -> Tensor:
+        """Fill in place with samples of N(mean, std**2) from the backend's generator."""
+        return self._random_fill("normal", mean=mean, std=std)
+
+    def fill_(self, value) -> Tensor:
+        """Fill in place with ``value``."""
+        xp = self._backend.xp
+        arr = self._cell.array
+        return self._assign(xp.full(arr.shape, value, dtype=arr.dtype))
+
+    def zero_(self) -> Tensor:
+        """Fill in place with zeros."""
+        return self.fill_(0)
+
+
+def _unwrap_key(key):
+    if isinstance(key, Tensor):
+        return key._cell.array
+    if isinstance(key, tuple):
+        return tuple(k._cell.array if isinstance(k, Tensor) else k for k in key)
+    return key
+
+
+def _move(arr, src, dst):
+    """Move an array between backends: DLPack when both sides support it, else host memory."""
+    fn = getattr(dst.xp, "from_dlpack", None)
+    if fn is not None and hasattr(arr, "__dlpack__"):
+        try:
+            return fn(arr)
+        except (TypeError, BufferError, ValueError, RuntimeError, NotImplementedError,
+                AttributeError):
+            pass
+    return dst.from_host(src.to_host(arr))
+
+
+# --- operators -----------------------------------------------------------------------------
+
+def _binary(fn, name):
+    def method(self, other):
+        return fn(self, other)
+
+    def rmethod(self, other):
+        return fn(other, self)
+
+    def imethod(self, other):
+        return self._inplace(fn, other, f"__i{name}__")
+
+    method.__name__ = f"__{name}__"
+    rmethod.__name__ = f"__r{name}__"
+    imethod.__name__ = f"__i{name}__"
+    return method, rmethod, imethod
+
+
+for _name, _fn in (
+    ("add", _e.add), ("sub", _e.subtract), ("mul", _e.multiply), ("truediv", _e.divide),
+    ("floordiv", _e.floor_divide), ("mod", _e.remainder), ("pow", _e.pow),
+    ("matmul", _la.matmul), ("and", _e.bitwise_and), ("or", _e.bitwise_or),
+    ("xor", _e.bitwise_xor), ("lshift", _e.bitwise_left_shift),
+    ("rshift", _e.bitwise_right_shift),
+):
+    _f, _rf, _if = _binary(_fn, _name)
+    setattr(Tensor, f"__{_name}__", _f)
+    setattr(Tensor, f"__r{_name}__", _rf)
+    setattr(Tensor, f"__i{_name}__", _if)
+
+for _name, _fn in (("lt", _e.less), ("le", _e.less_equal), ("gt", _e.greater),
+                   ("ge", _e.greater_equal), ("eq", _e.equal), ("ne", _e.not_equal)):
+    _f = _binary(_fn, _name)[0]
+    setattr(Tensor, f"__{_name}__", _f)
+
+Tensor.__neg__ = lambda self: _e.negative(self)
+Tensor.__pos__ = lambda self: _e.positive(self)
+Tensor.__abs__ = lambda self: _e.abs(self)
+Tensor.__invert__ = lambda self: _e.bitwise_invert(self)
+Tensor.__hash__ = object.__hash__  # __eq__ above would remove it
+
+# Element-wise functions as methods (PyTorch style: ``x.exp()``), and PyTorch's names.
+_METHOD_OPS = {n: getattr(_e, n) for n in _e.__all__}
+_METHOD_OPS.update({
+    "sub": _e.subtract, "mul": _e.multiply, "div": _e.divide, "neg": _e.negative,
+    "take": _m.take, "flip": _m.flip, "roll": _m.roll, "tile": _m.tile,
+    "repeat_interleave": _m.repeat, "cumsum": _r.cumulative_sum,
+    "cumprod": _r.cumulative_prod, "sort": _s.sort, "argsort": _s.argsort,
+    "nonzero": _s.nonzero, "tril": _c.tril, "triu": _c.triu,
+})
+for _name, _fn in _METHOD_OPS.items():
+    if not hasattr(Tensor, _name):
+        setattr(Tensor, _name, _fn)
+
+register_tensor_type(Tensor)

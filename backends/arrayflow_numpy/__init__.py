@@ -1,0 +1,80 @@
+"""arrayflow's NumPy backend (CPU), the default.
+
+Registered through the ``arrayflow.backends`` entry point ``numpy``. Uses
+array-api-compat's NumPy namespace; NumPy is imported on first use only.
+"""
+
+from __future__ import annotations
+
+from arrayflow.plugin import Backend
+
+__all__ = ["NumpyBackend", "HostRandomMixin"]
+
+
+class HostRandomMixin:
+    """Random numbers drawn with a NumPy ``Generator`` (PCG64) on the host.
+
+    For backends whose arrays are made from NumPy arrays with ``from_host``.
+    The same seed gives the same numbers on every backend using this mixin.
+    """
+
+    def make_generator(self, seed):
+        import numpy as np
+
+        return np.random.default_rng(seed)
+
+    def random(self, kind, shape, *, dtype, device=None, **params):
+        import numpy as np
+
+        rng = self.generator
+        np_dtype = np.dtype(self.arrayflow_dtype(dtype).name) if not isinstance(
+            dtype, np.dtype) else dtype
+        if kind == "normal":
+            out = rng.standard_normal(shape, dtype=np.float64)
+            out = out * params.get("std", 1.0) + params.get("mean", 0.0)
+        elif kind == "uniform":
+            low, high = params.get("low", 0.0), params.get("high", 1.0)
+            out = rng.random(shape, dtype=np.float64) * (high - low) + low
+        elif kind == "integers":
+            out = rng.integers(params["low"], params["high"], size=shape, dtype=np.int64)
+        elif kind == "permutation":
+            out = rng.permutation(params["n"])
+        else:
+            raise ValueError(f"random: unknown kind {kind!r}")
+        return self.from_host(np.asarray(out, dtype=np_dtype), device=device)
+
+
+class NumpyBackend(HostRandomMixin, Backend):
+    """NumPy arrays through ``array_api_compat.numpy``; eager, CPU only."""
+
+    name = "numpy"
+    array_module = "numpy"
+    lazy = False
+    host_accessible = True
+
+    def load_namespace(self):
+        import array_api_compat.numpy as xp
+
+        return xp
+
+    def dtype_from_name(self, name):
+        import numpy as np
+
+        return np.dtype(name)
+
+    def is_array(self, obj):
+        np = __import__("sys").modules.get("numpy")
+        return np is not None and isinstance(obj, (np.ndarray, np.generic))
+
+    def to_host(self, array):
+        import numpy as np
+
+        return np.asarray(array)
+
+    def from_host(self, array, *, device=None):
+        return array
+
+    def format_array(self, array):
+        import numpy as np
+
+        return np.array2string(np.asarray(array), separator=", ", prefix="tensor(")

@@ -1,0 +1,47 @@
+"""arrayflow's array_api_strict backend.
+
+A minimal, strict implementation of the array API standard: arrayflow's test
+suite runs on it to prove the core uses nothing outside the standard.
+Registered through the ``arrayflow.backends`` entry point ``strict``.
+"""
+
+from __future__ import annotations
+
+from arrayflow.plugin import Backend
+from arrayflow_numpy import HostRandomMixin
+
+__all__ = ["StrictBackend"]
+
+
+class StrictBackend(HostRandomMixin, Backend):
+    """``array_api_strict`` arrays (standard version 2025.12); eager, CPU."""
+
+    name = "strict"
+    array_module = "array_api_strict"
+    lazy = False
+    host_accessible = True
+
+    def load_namespace(self):
+        import array_api_strict as xp
+
+        xp.set_array_api_strict_flags(api_version="2025.12")
+        return xp
+
+    def is_array(self, obj):
+        xp = __import__("sys").modules.get("array_api_strict")
+        return xp is not None and isinstance(obj, xp._array_object.Array)
+
+    def to_host(self, array):
+        import numpy as np
+
+        return np.asarray(array)
+
+    def from_host(self, array, *, device=None):
+        if device is None:
+            return self.xp.asarray(array)
+        return self.xp.asarray(array, device=device)
+
+    def format_array(self, array):
+        import numpy as np
+
+        return np.array2string(np.asarray(array), separator=", ", prefix="tensor(")
