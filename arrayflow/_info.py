@@ -42,12 +42,12 @@ class Info:
             "indexing": _dtypes.int64,
         }
 
-    def devices(self) -> list:
-        """The backend's devices."""
-        return self._backend.devices()
+    def devices(self) -> tuple:
+        """The backend's devices (a tuple, as the 2025.12 standard requires)."""
+        return tuple(self._backend.devices())
 
     def dtypes(self, *, device=None, kind=None) -> dict:
-        """Supported dtypes by name, optionally only those of ``kind``.
+        """Supported dtypes by name, optionally only those of ``kind`` or ``device``.
 
         Raises
         ------
@@ -55,6 +55,11 @@ class Info:
             For an unknown ``kind``.
         """
         kinds = kind if isinstance(kind, tuple) else (kind,)
+        native, _ = self._backend._dtype_maps()
+        if device is not None:
+            # Devices may support fewer dtypes (array_api_strict's "no_float64").
+            on_device = self._backend.xp.__array_namespace_info__().dtypes(device=device)
+            native = {d: nd for d, nd in native.items() if d.name in on_device}
         out = {}
         for k in kinds:
             try:
@@ -62,7 +67,6 @@ class Info:
             except (KeyError, TypeError):
                 raise ValueError(
                     f"__array_namespace_info__().dtypes: unknown kind {k!r}") from None
-            native, _ = self._backend._dtype_maps()
             for d in ds:
                 if d in native:
                     out[d.name] = d

@@ -99,7 +99,7 @@ class Tensor:
     """
 
     __slots__ = ("_cell", "_backend", "_requires_grad", "grad", "grad_fn", "_retains_grad",
-                 "_hooks", "__weakref__")
+                 "_hooks", "_output_nr", "_grad_acc", "__weakref__")
     __array_ufunc__ = None  # NumPy defers binary operators to us
     __array_priority__ = 1000
     __hash__ = object.__hash__
@@ -119,6 +119,8 @@ class Tensor:
         self.grad_fn = None
         self._retains_grad = False
         self._hooks = None
+        self._output_nr = 0
+        self._grad_acc = None
 
     @classmethod
     def _from_array(cls, array, backend, cell=None):
@@ -197,6 +199,65 @@ class Tensor:
     def detach(self) -> Tensor:
         """A Tensor on the same storage, cut from the graph (``requires_grad=False``)."""
         return Tensor._from_array(self._cell.array, self._backend, self._cell)
+
+    # --- autograd ---------------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this Tensor into the leaves' ``.grad``.
+
+        ``gradient`` is required unless the Tensor has one element (PyTorch's
+        rule). See :func:`arrayflow.autograd.backward`.
+        """
+        from . import autograd
+
+        autograd.backward(self, None if gradient is None else (gradient,),
+                          retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this Tensor's gradient is computed.
+
+        The hook may return a replacement gradient. Returns a handle with
+        ``remove()``.
+
+        Raises
+        ------
+        RuntimeError
+            If the Tensor does not require grad.
+        """
+        if not self._requires_grad:
+            raise RuntimeError(
+                "Tensor.register_hook: cannot register a hook on a Tensor that doesn't "
+                "require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._add_tensor_hook(self._output_nr, hook)
+        from .autograd.graph import _RemovableHandle
+
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(hook)
+        return _RemovableHandle(self._hooks, hook)
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf Tensor after backward (PyTorch)."""
+        if not self._requires_grad:
+            raise RuntimeError(
+                "Tensor.retain_grad: can't retain_grad on a Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        import weakref
+
+        ref = weakref.ref(self)
+
+        def keep(g):
+            t = ref()
+            if t is not None:
+                t.grad = g.detach() if t.grad is None else t.grad + g.detach()
+        self.grad_fn._add_tensor_hook(self._output_nr, keep)
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self) -> builtins.bool:
+        """Whether ``retain_grad()`` was called on this non-leaf Tensor."""
+        return self._retains_grad
 
     def _check_same_backend(self, fname, other):
         if not self._backend.same_kind(other._backend):
@@ -332,7 +393,7 @@ class Tensor:
         if not self.ndim:
             raise TypeError("iteration over a 0-d Tensor")
         for i in range(self.shape[0]):
-            yield self[i]
+            yield self[i, ...]
 
     # --- indexing ----------------------------------------------------------------
     def __getitem__(self, key) -> Tensor:
@@ -651,11 +712,14 @@ def _move(arr, src, dst):
 # --- operators -----------------------------------------------------------------------------
 
 def _binary(fn, name):
+    # Straight into the op's wrapper (one Python frame less on the hot path).
+    from .ops._registry import _dispatch
+
     def method(self, other):
-        return fn(self, other)
+        return _dispatch(fn, (self, other), {})
 
     def rmethod(self, other):
-        return fn(other, self)
+        return _dispatch(fn, (other, self), {})
 
     def imethod(self, other):
         return self._inplace(fn, other, f"__i{name}__")

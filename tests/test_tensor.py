@@ -116,7 +116,7 @@ def test_comparison_bitwise_unary_and_matmul_operators(bk):
     assert ((t @ t).numpy() == a @ a).all()
     assert (t.mT.numpy() == a.T).all() and (t.T.numpy() == a.T).all()
     with pytest.raises(ValueError, match="2-D"):
-        af.ones((2, 2, 2)).T
+        _ = af.ones((2, 2, 2)).T
 
 
 def test_numpy_array_on_the_left_defers_to_tensor():

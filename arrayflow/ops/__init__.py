@@ -3,8 +3,8 @@
 Importing this package registers every op in :data:`OPS`.
 """
 
-from . import creation, dtypes, elementwise, linalg, manipulation, reductions, searching
+from . import creation, dtypes, elementwise, fft, linalg, manipulation, reductions, searching
 from ._registry import OPS, Op, op
 
-__all__ = ["OPS", "Op", "op", "creation", "dtypes", "elementwise", "linalg", "manipulation",
-           "reductions", "searching"]
+__all__ = ["OPS", "Op", "op", "creation", "dtypes", "elementwise", "fft", "linalg",
+           "manipulation", "reductions", "searching"]

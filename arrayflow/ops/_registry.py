@@ -39,6 +39,9 @@ OPS: dict[str, Op] = {}
 # Filled by arrayflow.tensor (dependency injection keeps imports flowing one way).
 Tensor: type = type(None)
 _override_hook = None  # arrayflow.overrides.handle, installed by arrayflow.overrides
+# Installed by arrayflow.autograd: records a backward node for an op call.
+_record_hook = None
+_grad_enabled = bool  # replaced by the grad-mode ContextVar's getter
 
 _DType = _dtypes.DType
 _PASS = frozenset({int, float, bool, complex, type(None), str, slice, type(Ellipsis),
@@ -85,6 +88,7 @@ class Op:
         self.convert_dtypes = convert_dtypes
         self.forward = forward
         self.vjp = None
+        self.vjp_needs = False
         self.differentiable = differentiable
         self.creation = creation
         self.out = out
@@ -96,6 +100,9 @@ class Op:
         params = list(sig.parameters.values())[1:]
         self.__signature__ = sig.replace(parameters=params)
         self.__wrapped__ = forward
+        self.param_index = {p.name: i for i, p in enumerate(params)
+                            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)}
+        self._node_class = None
 
     def __call__(self, *args, **kwargs):
         return _dispatch(self, args, kwargs)
@@ -115,8 +122,17 @@ class Op:
         return functools.partial(self, obj)
 
     def defvjp(self, fn):
-        """Attach the VJP rule ``fn(xp, residuals, *grads)``; returns ``fn``."""
+        """Attach the VJP rule ``fn(xp, residuals, *grads)``; returns ``fn``.
+
+        A rule that also accepts a keyword ``needs`` receives the set of positional
+        parameter indices whose gradients are wanted, and may return None for the
+        others (``matmul`` skips a whole matrix product that way).
+        """
         self.vjp = fn
+        try:
+            self.vjp_needs = "needs" in inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            self.vjp_needs = False
         return fn
 
 
@@ -144,8 +160,11 @@ def _mismatch(op_: Op, a: _backend.Backend, b: _backend.Backend) -> BackendMisma
     )
 
 
-def _scan_seq(op_, seq, backend, overloaded):
-    """Unwrap Tensors inside a list/tuple argument; returns (new_seq, backend)."""
+def _scan_seq(op_, seq, backend, overloaded, gi, i):
+    """Unwrap Tensors inside a list/tuple argument; returns (new_seq, backend).
+
+    Tensors that require grad are appended to ``gi`` with position ``(i, j)``.
+    """
     out = None
     for j, e in enumerate(seq):
         te = type(e)
@@ -160,6 +179,8 @@ def _scan_seq(op_, seq, backend, overloaded):
             if out is None:
                 out = list(seq)
             out[j] = e._cell.array
+            if e._requires_grad:
+                gi.append((e, (i, j)))
         elif hasattr(te, "__arrayflow_function__"):
             overloaded.append(e)
     if out is None:
@@ -176,6 +197,7 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict):
     overloaded = None
     uargs = None
     has_dtype = False
+    gi = []  # (Tensor, (param index, element index)) for inputs that require grad
     for i, a in enumerate(args):
         t = type(a)
         if t is Tensor:
@@ -187,6 +209,8 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict):
             if uargs is None:
                 uargs = list(args)
             uargs[i] = a._cell.array
+            if a._requires_grad:
+                gi.append((a, (i, None)))
         elif t in _PASS:
             if t is _DType:
                 has_dtype = True
@@ -194,7 +218,7 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict):
         elif t is tuple or t is list:
             if overloaded is None:
                 overloaded = []
-            new, backend = _scan_seq(op_, a, backend, overloaded)
+            new, backend = _scan_seq(op_, a, backend, overloaded, gi, i)
             if new is not a:
                 if uargs is None:
                     uargs = list(args)
@@ -208,6 +232,8 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict):
             if uargs is None:
                 uargs = list(args)
             uargs[i] = a._cell.array
+            if a._requires_grad:
+                gi.append((a, (i, None)))
         elif hasattr(t, "__arrayflow_function__"):
             if overloaded is None:
                 overloaded = []
@@ -231,6 +257,8 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict):
                 elif b is not backend and b.name != backend.name:
                     raise _mismatch(op_, backend, b)
                 kwargs[k] = v._cell.array
+                if v._requires_grad:
+                    gi.append((v, (op_.param_index.get(k, -1), None)))
             elif t in _PASS or t is tuple:
                 continue
             elif hasattr(t, "__arrayflow_function__"):
@@ -255,9 +283,19 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict):
     if op_.backend_arg:
         out = op_.forward(backend, *call_args, **kwargs)
     else:
-        out = op_.forward(backend.xp, *call_args, **kwargs)
+        out = op_.forward(backend._xp or backend.xp, *call_args, **kwargs)
     if op_.differentiable:
-        out = out[0]
+        out, res = out
+        if gi and _grad_enabled():
+            kind = op_.out
+            if kind == "tensor":
+                t = _wrap1(out, backend)
+                _record_hook(op_, backend, (t,), res, gi)
+                return t
+            result = wrap(out, backend)
+            _record_hook(op_, backend, tuple(o for o in result if isinstance(o, Tensor)),
+                         res, gi)
+            return result
     kind = op_.out
     if kind == "tensor":
         t = _wrap1(out, backend)

@@ -22,7 +22,8 @@ __all__ = [
     "tensor", "randn", "rand", "randint", "randperm",
 ]
 
-_PYTHON_DATA = (builtins.bool, int, float, complex, list, tuple)
+_PYTHON_SCALARS = frozenset({builtins.bool, int, float, complex})
+_PYTHON_DATA = _PYTHON_SCALARS | {list, tuple}
 
 
 def default_float(backend):
@@ -100,7 +101,8 @@ def asarray(backend, obj, /, *, dtype=None, device=None, copy=None):
     Source: array API standard 2025.12, ``asarray``; PyTorch ``as_tensor``.
     """
     xp = backend.xp
-    other = None if isinstance(obj, _PYTHON_DATA) else _backend.backend_of_array(obj)
+    # Exact types: NumPy scalars (np.float64 subclasses float) are arrays here.
+    other = None if type(obj) in _PYTHON_DATA else _backend.backend_of_array(obj)
     if other is not None and not other.same_kind(backend):
         obj = backend.from_host(other.to_host(obj), device=device)
         if dtype is not None:
@@ -111,7 +113,7 @@ def asarray(backend, obj, /, *, dtype=None, device=None, copy=None):
         kw["copy"] = copy
     if dtype is not None:
         return xp.asarray(obj, dtype=dtype, **kw)
-    if isinstance(obj, (builtins.bool, int, float, complex)):
+    if type(obj) in _PYTHON_SCALARS:
         return xp.asarray(obj, dtype=_scalar_dtype(backend, obj), **kw)
     out = xp.asarray(obj, **kw)
     if isinstance(obj, (list, tuple)):
@@ -323,3 +325,29 @@ def randperm(backend, n, *, dtype=None, device=None):
     """A random permutation of ``0..n-1`` (``torch.randperm``; int64)."""
     return _random(backend, "permutation", (n,), dtype or backend.native_dtype(_dtypes.int64),
                    device, n=n)
+
+
+# --- VJPs ------------------------------------------------------------------------------------
+
+@tril.defvjp
+def _tril_vjp(xp, res, g):
+    return (xp.tril(g, k=res[0]),)
+
+
+@triu.defvjp
+def _triu_vjp(xp, res, g):
+    return (xp.triu(g, k=res[0]),)
+
+
+@meshgrid.defvjp
+def _meshgrid_vjp(xp, res, *gs):
+    n, indexing = res
+    out = []
+    for i, g in enumerate(gs):
+        axis = i
+        if indexing == "xy" and n >= 2 and i < 2:
+            axis = 1 - i
+        others = tuple(a for a in range(g.ndim) if a != axis)
+        out.append(xp.sum(g, axis=others) if others else g)
+    # every output depends on every input's broadcast; input i only feeds output i
+    return tuple(out)

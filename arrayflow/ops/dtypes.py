@@ -111,3 +111,9 @@ def isdtype(backend, dtype, kind):
     Source: array API standard 2025.12, ``isdtype``.
     """
     return _dtypes.isdtype(dtype, kind)
+
+
+@astype.defvjp
+def _astype_vjp(xp, res, g):
+    (dtype,) = res
+    return (xp.astype(g, dtype),)

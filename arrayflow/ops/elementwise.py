@@ -7,6 +7,8 @@ one Python scalar operand, as the standard allows since 2024.12.
 
 from __future__ import annotations
 
+import math
+
 from ._registry import op
 
 __all__: list[str] = []
@@ -129,8 +131,16 @@ Source: array API standard 2025.12, ``{name}``.
 """
 
 
+# Unary ops whose VJP is cheapest from the output y (exp: g * y).
+_SAVES_OUTPUT = frozenset({"exp", "expm1", "reciprocal", "sqrt", "tan", "tanh"})
+
+
 def _make_unary(name, summary, differentiable):
-    if differentiable:
+    if name in _SAVES_OUTPUT:
+        def forward(xp, x, /):
+            y = getattr(xp, name)(x)
+            return y, (y,)
+    elif differentiable:
         def forward(xp, x, /):
             return getattr(xp, name)(x), (x,)
     else:
@@ -188,3 +198,151 @@ def clip(xp, x, /, min=None, max=None):
 
 
 __all__.append("clip")
+
+
+# --- VJPs ------------------------------------------------------------------------------------
+# Each rule gets the namespace ``xp``, the residuals the forward kept, and the output
+# gradient; it returns one gradient per positional input. Only operators and standard
+# functions, so ``create_graph=True`` differentiates the rules themselves.
+
+from ._vjp_util import is_array as _is_array  # noqa: E402
+from ._vjp_util import sum_to_shape as _sum_to  # noqa: E402
+
+
+def _u(name, save_output=False):
+    """Register the VJP of unary op ``name``: ``fn(xp, x, g)`` (``fn(xp, y, g)`` for ops
+    in ``_SAVES_OUTPUT``) returns the input gradient."""
+    assert save_output == (name in _SAVES_OUTPUT), name
+    o = globals()[name]
+
+    def deco(fn):
+        o.defvjp(lambda xp, res, g: (fn(xp, res[0], g),))
+        return fn
+    return deco
+
+
+_u("abs")(lambda xp, x, g: g * xp.sign(x))
+_u("acos")(lambda xp, x, g: -g / xp.sqrt(1 - x * x))
+_u("acosh")(lambda xp, x, g: g / xp.sqrt((x - 1) * (x + 1)))
+_u("asin")(lambda xp, x, g: g / xp.sqrt(1 - x * x))
+_u("asinh")(lambda xp, x, g: g / xp.sqrt(x * x + 1))
+_u("atan")(lambda xp, x, g: g / (1 + x * x))
+_u("atanh")(lambda xp, x, g: g / (1 - x * x))
+_u("conj")(lambda xp, x, g: xp.conj(g))
+_u("cos")(lambda xp, x, g: -g * xp.sin(x))
+_u("cosh")(lambda xp, x, g: g * xp.sinh(x))
+_u("exp", save_output=True)(lambda xp, y, g: g * y)
+_u("expm1", save_output=True)(lambda xp, y, g: g * (y + 1))
+_u("imag")(lambda xp, x, g: xp.zeros_like(g))  # real input: imag(x) == 0
+_u("real")(lambda xp, x, g: g)
+_u("log")(lambda xp, x, g: g / x)
+_u("log1p")(lambda xp, x, g: g / (1 + x))
+_u("log2")(lambda xp, x, g: g / (x * 0.6931471805599453))
+_u("log10")(lambda xp, x, g: g / (x * 2.302585092994046))
+_u("negative")(lambda xp, x, g: -g)
+_u("positive")(lambda xp, x, g: g)
+_u("reciprocal", save_output=True)(lambda xp, y, g: -g * y * y)
+_u("sin")(lambda xp, x, g: g * xp.cos(x))
+_u("sinh")(lambda xp, x, g: g * xp.cosh(x))
+_u("sqrt", save_output=True)(lambda xp, y, g: g / (2 * y))
+_u("square")(lambda xp, x, g: 2 * x * g)
+_u("tan", save_output=True)(lambda xp, y, g: g * (1 + y * y))
+_u("tanh", save_output=True)(lambda xp, y, g: g * (1 - y * y))
+for _name in _UNARY_ZERO_GRAD:  # piecewise constant: zero gradient, as PyTorch
+    _u(_name)(lambda xp, x, g: xp.zeros_like(g))
+
+
+def _b(name):
+    """Register the VJP of binary op ``name``: ``fn(xp, x1, x2, g) -> (g1, g2)``.
+
+    Gradients are summed back to each operand's shape; Python scalars get None.
+    """
+    o = globals()[name]
+
+    def deco(fn):
+        def vjp(xp, res, g):
+            x1, x2 = res
+            g1, g2 = fn(xp, x1, x2, g)
+            if g1 is None and g2 is None:
+                return None, None
+            return (_sum_to(xp, g1, x1.shape) if _is_array(x1) and g1 is not None else None,
+                    _sum_to(xp, g2, x2.shape) if _is_array(x2) and g2 is not None else None)
+        o.defvjp(vjp)
+        return fn
+    return deco
+
+
+def _extremum_vjp(xp, x1, x2, g, sign):
+    """PyTorch's maximum (sign 1) / minimum (sign -1) rule: the winner gets g, ties split it.
+
+    The weight of x1 is (sign(x1 - x2) * sign + 1) / 2: 1, 1/2 or 0, in a few passes.
+    """
+    w1 = (xp.sign(x1 - x2) * sign + 1) * 0.5
+    g1 = g * w1
+    return g1, (g - g1) if _is_array(x2) else None
+
+
+_b("add")(lambda xp, x1, x2, g: (g, g))
+_b("subtract")(lambda xp, x1, x2, g: (g, -g))
+_b("multiply")(lambda xp, x1, x2, g: (g * x2, g * x1))
+_b("divide")(lambda xp, x1, x2, g: (g / x2, -g * x1 / (x2 * x2)))
+_b("atan2")(lambda xp, x1, x2, g: (g * x2 / (x1 * x1 + x2 * x2),
+                                    -g * x1 / (x1 * x1 + x2 * x2)))
+_b("hypot")(lambda xp, x1, x2, g: (g * x1 / xp.hypot(x1, x2), g * x2 / xp.hypot(x1, x2)))
+_b("logaddexp")(lambda xp, x1, x2, g: (g * xp.exp(x1 - xp.logaddexp(x1, x2)),
+                                        g * xp.exp(x2 - xp.logaddexp(x1, x2))))
+_b("maximum")(lambda xp, x1, x2, g: _extremum_vjp(xp, x1, x2, g, 1))
+_b("minimum")(lambda xp, x1, x2, g: _extremum_vjp(xp, x1, x2, g, -1))
+_b("floor_divide")(lambda xp, x1, x2, g: (xp.zeros_like(g), xp.zeros_like(g)))
+_b("nextafter")(lambda xp, x1, x2, g: (g, xp.zeros_like(g)))  # one ulp step: slope 1
+_b("remainder")(lambda xp, x1, x2, g: (g, -g * xp.floor_divide(x1, x2)))
+
+
+@_b("copysign")
+def _copysign_vjp(xp, x1, x2, g):
+    # d|x1|*s(x2)/dx1 = sign(x1) * s(x2); 0 at x1 == 0 (PyTorch).
+    y = xp.copysign(x1, x2)
+    ratio = xp.where(x1 == 0, xp.zeros_like(g), y / xp.where(x1 == 0, xp.ones_like(g), x1))
+    return g * ratio, xp.zeros_like(g)
+
+
+@_b("pow")
+def _pow_vjp(xp, x1, x2, g):
+    # PyTorch: d/dx1 = x2 * x1**(x2-1), 0 where x2 == 0;
+    #          d/dx2 = x1**x2 * log(x1), 0 where x1 == 0 and x2 >= 0.
+    if _is_array(x2):
+        d1 = xp.where(x2 == 0, xp.zeros_like(g), x2 * x1 ** (x2 - 1))
+    else:
+        d1 = xp.zeros_like(g) if x2 == 0 else x2 * x1 ** (x2 - 1)
+    g1 = g * d1
+    if not _is_array(x2):
+        return g1, None
+    y = x1 ** x2
+    if not _is_array(x1):  # a Python scalar base
+        if x1 == 0:
+            return g1, xp.where(x2 >= 0, xp.zeros_like(g), g * y * float("-inf"))
+        return g1, g * y * math.log(x1) if x1 > 0 else g * y * float("nan")
+    safe = xp.where(x1 == 0, xp.ones_like(g), x1 * xp.ones_like(g))
+    g2 = xp.where((x1 == 0) & (x2 >= 0), xp.zeros_like(g), g * y * xp.log(safe))
+    return g1, g2
+
+
+@clip.defvjp
+def _clip_vjp(xp, res, g):
+    x, lo, hi = res
+    inside = xp.ones_like(g) > 0
+    if lo is not None:
+        inside = inside & (x >= lo)
+    if hi is not None:
+        inside = inside & (x <= hi)
+    zero = xp.zeros_like(g)
+    gx = _sum_to(xp, xp.where(inside, g, zero), x.shape)
+    glo = ghi = None
+    if _is_array(lo):
+        below = x < lo
+        if hi is not None:
+            below = below & (x <= hi)
+        glo = _sum_to(xp, xp.where(below, g, zero), lo.shape)
+    if _is_array(hi):
+        ghi = _sum_to(xp, xp.where(x > hi, g, zero), hi.shape)
+    return gx, glo, ghi

@@ -292,3 +292,349 @@ LINALG = {
     "tensordot": tensordot, "trace": trace, "vecdot": vecdot, "vector_norm": vector_norm,
 }
 """The ``arrayflow.linalg`` namespace: name -> public function."""
+
+
+# --- VJPs ------------------------------------------------------------------------------------
+# Matrix calculus for real inputs (complex inputs raise NotImplementedError in the engine).
+# Sources: Giles, "An extended collection of matrix derivative results" (2008); Townsend,
+# "Differentiating the singular value decomposition" (2016); PyTorch FunctionsManual.cpp.
+
+from ._vjp_util import norm_axes as _norm_axes  # noqa: E402
+from ._vjp_util import sum_to_shape as _sum_to  # noqa: E402
+from ._vjp_util import unreduce as _unreduce  # noqa: E402
+
+
+def _mT(xp, a):
+    return xp.matrix_transpose(a)
+
+
+@matmul.defvjp
+def _matmul_vjp(xp, res, g, needs=(0, 1)):
+    a, b = res
+    if a.ndim >= 2 and b.ndim >= 2:  # the common case: skip products nobody needs
+        return (_sum_to(xp, xp.matmul(g, _mT(xp, b)), a.shape) if 0 in needs else None,
+                _sum_to(xp, xp.matmul(_mT(xp, a), g), b.shape) if 1 in needs else None)
+    if a.ndim == 1 and b.ndim == 1:
+        return g * b, g * a
+    if a.ndim == 1:  # (k,) @ (..., k, n) -> (..., n)
+        ga = xp.matmul(xp.expand_dims(g, axis=-2), _mT(xp, b))[..., 0, :]
+        gb = xp.expand_dims(a, axis=-1) * xp.expand_dims(g, axis=-2)
+        return _sum_to(xp, ga, a.shape), _sum_to(xp, gb, b.shape)
+    if b.ndim == 1:  # (..., m, k) @ (k,) -> (..., m)
+        ga = xp.expand_dims(g, axis=-1) * b
+        gb = xp.matmul(_mT(xp, a), xp.expand_dims(g, axis=-1))[..., 0]
+        return _sum_to(xp, ga, a.shape), _sum_to(xp, gb, b.shape)
+    return (_sum_to(xp, xp.matmul(g, _mT(xp, b)), a.shape),
+            _sum_to(xp, xp.matmul(_mT(xp, a), g), b.shape))
+
+
+@matrix_transpose.defvjp
+def _matrix_transpose_vjp(xp, res, g):
+    return (_mT(xp, g),)
+
+
+def _tensordot_axes(axes, na, nb):
+    if isinstance(axes, int):
+        return list(range(na - axes, na)), list(range(axes))
+    a_ax, b_ax = axes
+    return [x % na for x in a_ax], [x % nb for x in b_ax]
+
+
+def _inverse(perm):
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return tuple(inv)
+
+
+@tensordot.defvjp
+def _tensordot_vjp(xp, res, g):
+    a, b, axes = res
+    a_ax, b_ax = _tensordot_axes(axes, a.ndim, b.ndim)
+    a_free = [i for i in range(a.ndim) if i not in a_ax]
+    b_free = [i for i in range(b.ndim) if i not in b_ax]
+    nfa = len(a_free)
+    # grad_a: contract g's b-free dims with b's free dims -> dims a_free + b_ax (b order)
+    ga = xp.tensordot(g, b, axes=(list(range(nfa, g.ndim)), b_free))
+    b_rest = [i for i in range(b.ndim) if i in b_ax]  # b's contracted dims, ascending
+    order_a = a_free + [a_ax[b_ax.index(i)] for i in b_rest]
+    ga = xp.permute_dims(ga, _inverse(order_a))
+    gb = xp.tensordot(a, g, axes=(a_free, list(range(nfa))))
+    a_rest = [i for i in range(a.ndim) if i in a_ax]
+    order_b = [b_ax[a_ax.index(i)] for i in a_rest] + b_free
+    gb = xp.permute_dims(gb, _inverse(order_b))
+    return ga, gb
+
+
+@vecdot.defvjp
+def _vecdot_vjp(xp, res, g):
+    a, b, axis = res
+    ge = xp.expand_dims(g, axis=axis)  # the standard's axis is negative
+    return _sum_to(xp, ge * b, a.shape), _sum_to(xp, ge * a, b.shape)
+
+
+@cholesky.defvjp
+def _cholesky_vjp(xp, res, g):
+    # A = L L^T; gA = 1/2 L^{-T} Phi(L^T gL) L^{-1} symmetrized (Murray 2016).
+    y, upper = res
+    L = _mT(xp, y) if upper else y
+    gL = _mT(xp, g) if upper else g
+    P = xp.matmul(_mT(xp, L), gL)
+    P = xp.tril(P) - 0.5 * xp.tril(xp.triu(P))  # Phi: lower triangle, half diagonal
+    Linv = xp.linalg.inv(L)
+    S = xp.matmul(xp.matmul(_mT(xp, Linv), P), Linv)
+    return (0.5 * (S + _mT(xp, S)),)
+
+
+@cross.defvjp
+def _cross_vjp(xp, res, g):
+    a, b, axis = res
+    fwd = cross.forward if not hasattr(xp, "index_put") else (
+        lambda xp_, u, v, axis: (xp_.linalg.cross(u, v, axis=axis), None))
+    return (_sum_to(xp, fwd(xp, b, g, axis=axis)[0], a.shape),
+            _sum_to(xp, fwd(xp, g, a, axis=axis)[0], b.shape))
+
+
+@det.defvjp
+def _det_vjp(xp, res, g):
+    x, y = res
+    return (xp.expand_dims(xp.expand_dims(g * y, axis=-1), axis=-1)
+            * _mT(xp, xp.linalg.inv(x)),)
+
+
+@diagonal.defvjp
+def _diagonal_vjp(xp, res, g):
+    shape, offset = res
+    m, n = shape[-2], shape[-1]
+    eye = xp.eye(m, n, k=offset, dtype=g.dtype)
+    L = g.shape[-1]
+    lead = tuple(g.shape[:-1])
+    if offset >= 0:  # element (i, i + k) comes from g[..., i]: index by row
+        rows = g if L == m else xp.concat(
+            [g, xp.zeros(lead + (m - L,), dtype=g.dtype)], axis=-1)
+        return (xp.expand_dims(rows, axis=-1) * eye,)
+    cols = g if L == n else xp.concat([g, xp.zeros(lead + (n - L,), dtype=g.dtype)], axis=-1)
+    return (xp.expand_dims(cols, axis=-2) * eye,)
+
+
+def _eigh_grad(xp, w, V, gw, gV):
+    # gA = V (diag(gw) + F o (V^T gV)) V^T, F_ij = 1/(w_j - w_i); symmetrized.
+    inner = xp.expand_dims(gw, axis=-1) * xp.eye(w.shape[-1], dtype=w.dtype)
+    if gV is not None:
+        diff = xp.expand_dims(w, axis=-2) - xp.expand_dims(w, axis=-1)
+        eye = xp.eye(w.shape[-1], dtype=w.dtype)
+        F = (1 - eye) / (diff + eye)
+        inner = inner + F * xp.matmul(_mT(xp, V), gV)
+    gA = xp.matmul(xp.matmul(V, inner), _mT(xp, V))
+    return 0.5 * (gA + _mT(xp, gA))
+
+
+@eigh.defvjp
+def _eigh_vjp(xp, res, gw, gV):
+    w, V = res
+    return (_eigh_grad(xp, w, V, gw, gV),)
+
+
+@eigvalsh.defvjp
+def _eigvalsh_vjp(xp, res, g):
+    (x,) = res
+    w, V = xp.linalg.eigh(x)
+    return (_eigh_grad(xp, w, V, g, None),)
+
+
+@inv.defvjp
+def _inv_vjp(xp, res, g):
+    (y,) = res
+    yt = _mT(xp, y)
+    return (-xp.matmul(xp.matmul(yt, g), yt),)
+
+
+@matrix_norm.defvjp
+def _matrix_norm_vjp(xp, res, g):
+    x, y, keepdims, ord = res
+    if not keepdims:
+        g = xp.expand_dims(xp.expand_dims(g, axis=-1), axis=-1)
+        y = xp.expand_dims(xp.expand_dims(y, axis=-1), axis=-1)
+    if ord == "fro":
+        safe = xp.where(y == 0, xp.ones_like(y), y)
+        return (xp.where(y == 0, xp.zeros_like(x), g * x / safe),)
+    if ord == "nuc" or ord in (2, -2):
+        u, s, vh = xp.linalg.svd(x, full_matrices=False)
+        if ord == "nuc":
+            return (g * xp.matmul(u, vh),)
+        k = 0 if ord == 2 else s.shape[-1] - 1
+        uk = u[..., :, k:k + 1]
+        vk = vh[..., k:k + 1, :]
+        return (g * xp.matmul(uk, vk),)
+    # 1, -1: max/min of column abs sums; inf, -inf: of row abs sums (ties split evenly).
+    axis = -2 if ord in (1, -1) else -1
+    sums = xp.sum(xp.abs(x), axis=axis, keepdims=True)
+    pick = xp.max(sums, axis=-1 if axis == -2 else -2, keepdims=True) if ord in (1, float("inf")) \
+        else xp.min(sums, axis=-1 if axis == -2 else -2, keepdims=True)
+    mask = xp.astype(sums == pick, x.dtype)
+    mask = mask / xp.sum(mask, axis=-1 if axis == -2 else -2, keepdims=True)
+    return (g * xp.sign(x) * mask,)
+
+
+@matrix_power.defvjp
+def _matrix_power_vjp(xp, res, g):
+    x, n = res
+    if n == 0:
+        return (xp.zeros_like(x), None)
+    base = xp.linalg.inv(x) if n < 0 else x
+    k = abs(n)
+    powers = [None] * k  # powers[i] = base^i (transposed later)
+    eye = xp.broadcast_to(xp.eye(x.shape[-1], dtype=x.dtype), x.shape)
+    powers[0] = eye
+    for i in range(1, k):
+        powers[i] = xp.matmul(powers[i - 1], base)
+    gb = None
+    for i in range(k):
+        term = xp.matmul(xp.matmul(_mT(xp, powers[i]), g), _mT(xp, powers[k - 1 - i]))
+        gb = term if gb is None else gb + term
+    if n < 0:
+        yt = _mT(xp, base)
+        gb = -xp.matmul(xp.matmul(yt, gb), yt)
+    return (gb, None)
+
+
+@outer.defvjp
+def _outer_vjp(xp, res, g):
+    a, b = res
+    return xp.matmul(g, b), xp.matmul(_mT(xp, g), a)
+
+
+@pinv.defvjp
+def _pinv_vjp(xp, res, g):
+    # PyTorch's pinv_backward (real case).
+    a, p = res
+    m, n = a.shape[-2], a.shape[-1]
+    ph = _mT(xp, p)
+    gh = _mT(xp, g)
+    if m <= n:
+        K = xp.matmul(gh, p)
+        KpH = xp.matmul(K, ph)
+        ga = (-_mT(xp, xp.matmul(p, K)) + KpH - xp.matmul(xp.matmul(a, p), KpH)
+              + xp.matmul(xp.matmul(ph, p), gh - xp.matmul(K, a)))
+    else:
+        K = xp.matmul(p, gh)
+        pHK = xp.matmul(ph, K)
+        ga = (-_mT(xp, xp.matmul(K, p)) + pHK - xp.matmul(pHK, xp.matmul(p, a))
+              + xp.matmul(xp.matmul(gh - xp.matmul(a, K), p), ph))
+    return (ga,)
+
+
+@qr.defvjp
+def _qr_vjp(xp, res, gQ, gR):
+    # Reduced QR with m >= n (PyTorch linalg_qr_backward):
+    # M = R gR^T - gQ^T Q; gA = (gQ + Q copyltu(M)) R^{-T}.
+    (Q, R), mode = res
+    m, n = Q.shape[-2], R.shape[-1]
+    if mode != "reduced" or m < n:
+        raise NotImplementedError(
+            "arrayflow.linalg.qr: the gradient is implemented for mode='reduced' with "
+            "rows >= columns")
+    M = xp.matmul(R, _mT(xp, gR)) - xp.matmul(_mT(xp, gQ), Q)
+    low = xp.tril(M, k=-1)
+    copyltu = low + _mT(xp, low) + xp.tril(xp.triu(M))
+    b = gQ + xp.matmul(Q, copyltu)
+    return (xp.matmul(b, _mT(xp, xp.linalg.inv(R))),)
+
+
+@slogdet.defvjp
+def _slogdet_vjp(xp, res, gsign, glogabs):
+    (x,) = res
+    return (xp.expand_dims(xp.expand_dims(glogabs, axis=-1), axis=-1)
+            * _mT(xp, xp.linalg.inv(x)),)
+
+
+@solve.defvjp
+def _solve_vjp(xp, res, g):
+    a, y = res
+    vec = y.ndim == 1 or (y.ndim == a.ndim - 1 and g.ndim == y.ndim)
+    if vec:
+        gb = xp.linalg.solve(_mT(xp, a), g)
+        ga = -xp.expand_dims(gb, axis=-1) * xp.expand_dims(y, axis=-2)
+    else:
+        gb = xp.linalg.solve(_mT(xp, a), g)
+        ga = -xp.matmul(gb, _mT(xp, y))
+    return _sum_to(xp, ga, a.shape), gb
+
+
+def _svd_grad(xp, U, S, Vh, gU, gS, gVh):
+    # Townsend (2016), reduced SVD, real: A = U diag(S) Vh.
+    V = _mT(xp, Vh)
+    k = S.shape[-1]
+    eye = xp.eye(k, dtype=S.dtype)
+    s_row = xp.expand_dims(S, axis=-2)
+    s_col = xp.expand_dims(S, axis=-1)
+    inner = xp.expand_dims(gS, axis=-1) * eye if gS is not None else 0
+    if gU is not None or gVh is not None:
+        diff = s_row * s_row - s_col * s_col  # s_j^2 - s_i^2
+        F = (1 - eye) / (diff + eye)
+        Sm = xp.expand_dims(S, axis=-1) * eye
+        if gU is not None:
+            J = F * (xp.matmul(_mT(xp, U), gU) - xp.matmul(_mT(xp, gU), U))
+            inner = inner + xp.matmul(J, Sm)
+        if gVh is not None:
+            gV = _mT(xp, gVh)
+            K = F * (xp.matmul(_mT(xp, V), gV) - xp.matmul(_mT(xp, gV), V))
+            inner = inner + xp.matmul(Sm, K)
+    gA = xp.matmul(xp.matmul(U, inner), Vh)
+    m, n = U.shape[-2], Vh.shape[-1]
+    s_inv = 1 / S
+    if gU is not None and m > k:
+        proj = xp.eye(m, dtype=S.dtype) - xp.matmul(U, _mT(xp, U))
+        gA = gA + xp.matmul(xp.matmul(proj, gU) * xp.expand_dims(s_inv, axis=-2), Vh)
+    if gVh is not None and n > k:
+        proj = xp.eye(n, dtype=S.dtype) - xp.matmul(V, Vh)
+        gA = gA + xp.matmul(U * xp.expand_dims(s_inv, axis=-2), xp.matmul(gVh, proj))
+    return gA
+
+
+@svd.defvjp
+def _svd_vjp(xp, res, gU, gS, gVh):
+    (U, S, Vh), full = res
+    m, n = U.shape[-2], Vh.shape[-1]
+    if full and m != n:
+        raise NotImplementedError(
+            "arrayflow.linalg.svd: the gradient with full_matrices=True is defined only for "
+            "square matrices; use full_matrices=False")
+    return (_svd_grad(xp, U, S, Vh, gU, gS, gVh),)
+
+
+@svdvals.defvjp
+def _svdvals_vjp(xp, res, g):
+    (x,) = res
+    U, S, Vh = xp.linalg.svd(x, full_matrices=False)
+    return (_svd_grad(xp, U, S, Vh, None, g, None),)
+
+
+@trace.defvjp
+def _trace_vjp(xp, res, g):
+    shape, offset = res
+    m, n = shape[-2], shape[-1]
+    eye = xp.eye(m, n, k=offset, dtype=g.dtype)
+    return (xp.expand_dims(xp.expand_dims(g, axis=-1), axis=-1) * eye,)
+
+
+@vector_norm.defvjp
+def _vector_norm_vjp(xp, res, g):
+    x, y, axis, keepdims, ord = res
+    ge = _unreduce(xp, g, x.shape, axis, keepdims)
+    ye = _unreduce(xp, y, x.shape, axis, keepdims)
+    zero = xp.zeros_like(x)
+    if ord == 2:
+        safe = xp.where(ye == 0, xp.ones_like(ye), ye)
+        return (xp.where(ye == 0, zero, ge * x / safe),)
+    if ord == 1:
+        return (ge * xp.sign(x),)
+    if ord == 0:
+        return (zero,)
+    if ord in (float("inf"), float("-inf")):
+        mask = xp.astype(xp.abs(x) == ye, x.dtype)
+        count = _unreduce(xp, xp.sum(mask, axis=axis, keepdims=True), x.shape, axis, True)
+        return (ge * xp.sign(x) * mask / count,)
+    safe = xp.where(ye == 0, xp.ones_like(ye), ye)
+    d = x * xp.abs(x) ** (ord - 2) / safe ** (ord - 1)
+    return (xp.where(ye == 0, zero, ge * d),)

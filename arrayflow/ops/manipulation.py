@@ -11,7 +11,7 @@ from ._registry import op
 __all__ = [
     "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip",
     "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile",
-    "unstack", "take", "take_along_axis", "getitem",
+    "unstack", "take", "take_along_axis", "getitem", "index_put",
 ]
 
 
@@ -81,10 +81,22 @@ def concat(xp, arrays, /, *, axis=0):
 def expand_dims(xp, x, /, axis):
     """Insert a size-1 dimension at ``axis`` (an int or, since 2025.12, a tuple).
 
+    Raises
+    ------
+    IndexError
+        If an axis is outside ``[-N, N)`` for the result's ``N`` dimensions.
+    ValueError
+        If a tuple ``axis`` names one dimension twice.
+
     Source: array API standard 2025.12, ``expand_dims`` (PyTorch ``unsqueeze``).
     """
     if isinstance(axis, tuple):
         ndim = x.ndim + len(axis)
+        for a in axis:
+            if not -ndim <= a < ndim:
+                raise IndexError(
+                    f"arrayflow.expand_dims: axis {a} is out of bounds for a result with "
+                    f"{ndim} dimensions")
         axes = sorted(a % ndim for a in axis)
         if len(set(axes)) != len(axes):
             raise ValueError(f"arrayflow.expand_dims: repeated axis in {axis}")
@@ -242,3 +254,223 @@ def getitem(xp, x, key, /):
     Source: array API standard 2025.12, "Indexing".
     """
     return x[key], (x.shape, key)
+
+
+# --- VJPs ------------------------------------------------------------------------------------
+
+from ._vjp_util import segment_sum as _segment_sum  # noqa: E402
+from ._vjp_util import sum_to_shape as _sum_to  # noqa: E402
+
+
+@broadcast_arrays.defvjp
+def _broadcast_arrays_vjp(xp, res, *gs):
+    return tuple(_sum_to(xp, g, s) for g, s in zip(gs, res))
+
+
+@broadcast_to.defvjp
+def _broadcast_to_vjp(xp, res, g):
+    return (_sum_to(xp, g, res[0]),)
+
+
+@concat.defvjp
+def _concat_vjp(xp, res, g):
+    shapes, axis = res
+    if axis is None:
+        sizes = [math.prod(s) for s in shapes]
+    else:
+        sizes = [s[axis] for s in shapes]
+    out, start = [], 0
+    nd = g.ndim
+    for s, n in zip(shapes, sizes):
+        if axis is None:
+            out.append(xp.reshape(g[start:start + n], s))
+        else:
+            a = axis % nd
+            out.append(g[(slice(None),) * a + (slice(start, start + n), Ellipsis)])
+        start += n
+    return (out,)
+
+
+def _reshape_back(xp, res, g):
+    return (xp.reshape(g, res[0]),)
+
+
+expand_dims.defvjp(_reshape_back)
+reshape.defvjp(_reshape_back)
+squeeze.defvjp(_reshape_back)
+
+
+@flip.defvjp
+def _flip_vjp(xp, res, g):
+    return (xp.flip(g, axis=res[0]),)
+
+
+@moveaxis.defvjp
+def _moveaxis_vjp(xp, res, g):
+    source, destination = res
+    return (xp.moveaxis(g, destination, source),)
+
+
+@permute_dims.defvjp
+def _permute_dims_vjp(xp, res, g):
+    (axes,) = res
+    inv = [0] * len(axes)
+    for i, a in enumerate(axes):
+        inv[a % len(axes)] = i
+    return (xp.permute_dims(g, tuple(inv)),)
+
+
+@repeat.defvjp
+def _repeat_vjp(xp, res, g):
+    shape, repeats, axis = res
+    if axis is None:
+        flat_n = math.prod(shape)
+        gx = _repeat_grad(xp, g, repeats, 0, flat_n)
+        return (xp.reshape(gx, shape), None)
+    return (_repeat_grad(xp, g, repeats, axis, shape[axis]), None)
+
+
+def _repeat_grad(xp, g, repeats, axis, n):
+    axis = axis % g.ndim
+    if isinstance(repeats, int):
+        new_shape = tuple(g.shape[:axis]) + (n, repeats) + tuple(g.shape[axis + 1:])
+        return xp.sum(xp.reshape(g, new_shape), axis=axis + 1)
+    # Array repeats: element i owns the segment [cum[i], cum[i+1]) of g.
+    cum = xp.cumulative_sum(repeats, include_initial=True)
+    idx = xp.searchsorted(cum[1:], xp.arange(g.shape[axis], dtype=cum.dtype), side="right")
+    return _segment_sum(xp, g, idx, n, axis)
+
+
+@roll.defvjp
+def _roll_vjp(xp, res, g):
+    shift, axis = res
+    neg = tuple(-s for s in shift) if isinstance(shift, tuple) else -shift
+    return (xp.roll(g, neg, axis=axis),)
+
+
+@stack.defvjp
+def _stack_vjp(xp, res, g):
+    n, axis = res
+    return (list(xp.unstack(g, axis=axis)),)
+
+
+@tile.defvjp
+def _tile_vjp(xp, res, g):
+    shape, reps = res
+    nd = max(len(shape), len(reps))
+    shape = (1,) * (nd - len(shape)) + tuple(shape)
+    reps = (1,) * (nd - len(reps)) + tuple(reps)
+    inter = []
+    for r, s in zip(reps, shape):
+        inter += [r, s]
+    gx = xp.sum(xp.reshape(g, tuple(inter)), axis=tuple(range(0, 2 * nd, 2)))
+    return (xp.reshape(gx, res[0]),)
+
+
+@unstack.defvjp
+def _unstack_vjp(xp, res, *gs):
+    (axis,) = res
+    return (xp.stack(gs, axis=axis),)
+
+
+@take.defvjp
+def _take_vjp(xp, res, g):
+    shape, indices, axis = res
+    if axis is None:
+        axis = 0
+    return (_segment_sum(xp, g, indices, shape[axis], axis), None)
+
+
+@take_along_axis.defvjp
+def _take_along_axis_vjp(xp, res, g):
+    # One-hot contraction: exact, standard-only, lazy; memory indices.size * n.
+    shape, indices, axis = res
+    nd = len(shape)
+    axis = axis % nd
+    n = shape[axis]
+    slots = xp.arange(n, dtype=indices.dtype)
+    onehot = xp.astype(xp.expand_dims(indices, axis=nd) == slots, g.dtype)
+    contrib = xp.expand_dims(g, axis=nd) * onehot  # (..., k, ..., n)
+    summed = xp.sum(contrib, axis=axis)  # (..., ..., n) with axis removed
+    gx = xp.moveaxis(summed, -1, axis)
+    return (xp.broadcast_to(gx, shape) if tuple(gx.shape) != tuple(shape) else gx, None)
+
+
+def _is_int_array(k):
+    return hasattr(k, "dtype") and hasattr(k, "shape") and "int" in str(k.dtype)
+
+
+@getitem.defvjp
+def _getitem_vjp(xp, res, g):
+    shape, key = res
+    keys = key if isinstance(key, tuple) else (key,)
+    ints = [i for i, k in enumerate(keys) if _is_int_array(k)]
+    if not ints:
+        z = xp.zeros(shape, dtype=g.dtype)
+        return (_index_put(xp, z, key, g), None)
+    if len(ints) == 1 and all(k == slice(None) for i, k in enumerate(keys) if i != ints[0]) \
+            and getattr(keys[ints[0]], "ndim", 1) == 1:
+        axis = ints[0]
+        return (_segment_sum(xp, g, keys[axis], shape[axis], axis), None)
+    if all(_is_int_array(k) or isinstance(k, int) for k in keys):
+        # Leading integer (array) indices: gather rows of x flattened over those dims.
+        lead = len(keys)
+        flat = 0
+        stride = 1
+        for d in range(lead - 1, -1, -1):
+            k = keys[d]
+            flat = flat + (k % shape[d]) * stride
+            stride *= shape[d]
+        rest = tuple(shape[lead:])
+        idx_shape = tuple(getattr(flat, "shape", ()))
+        n_idx = math.prod(idx_shape)
+        flat = xp.reshape(flat, (n_idx,)) if idx_shape or hasattr(flat, "shape") else flat
+        g2 = xp.reshape(g, (n_idx,) + rest)
+        gx = _segment_sum(xp, g2, flat, stride, 0)
+        return (xp.reshape(gx, tuple(shape)), None)
+    raise NotImplementedError(
+        "arrayflow.getitem: the gradient of indexing with several integer arrays, or an "
+        "integer array combined with other indices, is not implemented; use take or "
+        "take_along_axis")
+
+
+def _index_put(xp, z, key, value):
+    """A copy of ``z`` with ``z[key] = value``; recorded when ``xp`` is arrayflow."""
+    put = getattr(xp, "index_put", None)
+    if put is not None:  # xp is arrayflow: record it
+        return put(z, key, value)
+    import array_api_extra as xpx
+
+    return xpx.at(z, key).set(value, copy=True, xp=xp)
+
+
+@op("index_put")
+def index_put(xp, x, key, values, /):
+    """A copy of ``x`` with ``x[key] = values`` (out of place; PyTorch ``index_put``).
+
+    Parameters
+    ----------
+    x : Tensor
+    key : index
+        Basic indices and boolean masks, as ``__setitem__`` allows.
+    values : Tensor or scalar
+        Broadcast to ``x[key]``'s shape.
+
+    Returns
+    -------
+    Tensor
+        Shape and dtype of ``x``.
+    """
+    import array_api_extra as xpx
+
+    return xpx.at(x, key).set(values, copy=True, xp=xp), (key, values)
+
+
+@index_put.defvjp
+def _index_put_vjp(xp, res, g):
+    key, values = res
+    gx = _index_put(xp, g, key, 0.0)
+    gv = None
+    if hasattr(values, "shape"):
+        gv = _sum_to(xp, g[key], values.shape)
+    return (gx, None, gv)

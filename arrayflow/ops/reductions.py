@@ -110,7 +110,142 @@ def any(xp, x, /, *, axis=None, keepdims=False):
 def diff(xp, x, /, *, axis=-1, n=1, prepend=None, append=None):
     """``n``-th forward difference along ``axis``, with optional ``prepend``/``append``.
 
+    ``prepend``/``append`` are only passed on when given (NumPy's ``diff`` reads
+    ``None`` as data).
+
     Source: array API standard 2025.12, ``diff``.
     """
-    return xp.diff(x, axis=axis, n=n, prepend=prepend, append=append), (
-        x.shape, axis, n, prepend, append)
+    kw = {}
+    if prepend is not None:
+        kw["prepend"] = prepend
+    if append is not None:
+        kw["append"] = append
+    return xp.diff(x, axis=axis, n=n, **kw), (x.shape, axis, n, prepend, append)
+
+
+# --- VJPs ------------------------------------------------------------------------------------
+
+from ._vjp_util import along as _along  # noqa: E402
+from ._vjp_util import norm_axes as _norm_axes  # noqa: E402
+from ._vjp_util import rev_cumsum as _rev_cumsum  # noqa: E402
+from ._vjp_util import unreduce as _unreduce  # noqa: E402
+
+
+@sum.defvjp
+def _sum_vjp(xp, res, g):
+    shape, axis, keepdims = res
+    return (_unreduce(xp, g, shape, axis, keepdims),)
+
+
+@mean.defvjp
+def _mean_vjp(xp, res, g):
+    shape, axis, keepdims = res
+    n = 1
+    for a in _norm_axes(axis, len(shape)):
+        n *= shape[a]
+    return (_unreduce(xp, g, shape, axis, keepdims) / n,)
+
+
+def _prod_of_others(xp, x, axes):
+    """Product of all elements along ``axes`` except each one (exact with zeros)."""
+    nd = x.ndim
+    rest = [a for a in range(nd) if a not in axes]
+    perm = tuple(rest) + tuple(axes)
+    xm = xp.permute_dims(x, perm)
+    lead = tuple(xm.shape[: len(rest)])
+    k = 1
+    for a in axes:
+        k *= x.shape[a]
+    xm = xp.reshape(xm, lead + (k,))
+    left = xp.cumulative_prod(xm, axis=-1, include_initial=True)[..., :-1]
+    right = xp.flip(xp.cumulative_prod(xp.flip(xm, axis=-1), axis=-1, include_initial=True),
+                    axis=-1)[..., 1:]
+    others = xp.reshape(left * right, tuple(x.shape[a] for a in perm))
+    inv = [0] * nd
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return xp.permute_dims(others, tuple(inv))
+
+
+@prod.defvjp
+def _prod_vjp(xp, res, g):
+    x, y, axis, keepdims = res
+    axes = _norm_axes(axis, x.ndim)
+    gx = _unreduce(xp, g, x.shape, axis, keepdims)
+    if not axes:
+        return (gx,)
+    return (gx * _prod_of_others(xp, x, axes),)
+
+
+def _extreme_vjp(xp, res, g):
+    # PyTorch's amax/amin rule: the gradient is split evenly among tied extremes.
+    x, y, axis, keepdims = res
+    ye = _unreduce(xp, y, x.shape, axis, keepdims)
+    mask = xp.astype(x == ye, g.dtype)
+    count = _unreduce(xp, xp.sum(mask, axis=axis, keepdims=True), x.shape, axis, True)
+    return (_unreduce(xp, g, x.shape, axis, keepdims) * mask / count,)
+
+
+max.defvjp(_extreme_vjp)
+min.defvjp(_extreme_vjp)
+
+
+def _n_reduced(shape, axis):
+    n = 1
+    for a in _norm_axes(axis, len(shape)):
+        n *= shape[a]
+    return n
+
+
+@var.defvjp
+def _var_vjp(xp, res, g):
+    x, axis, correction, keepdims = res
+    n = _n_reduced(x.shape, axis)
+    centered = x - xp.mean(x, axis=axis, keepdims=True)
+    return (_unreduce(xp, g, x.shape, axis, keepdims) * 2 * centered / (n - correction),)
+
+
+@std.defvjp
+def _std_vjp(xp, res, g):
+    x, y, axis, correction, keepdims = res
+    n = _n_reduced(x.shape, axis)
+    centered = x - xp.mean(x, axis=axis, keepdims=True)
+    ye = _unreduce(xp, y, x.shape, axis, keepdims)
+    return (_unreduce(xp, g, x.shape, axis, keepdims) * centered / ((n - correction) * ye),)
+
+
+@cumulative_sum.defvjp
+def _cumsum_vjp(xp, res, g):
+    shape, axis, include_initial = res
+    axis = 0 if axis is None else axis
+    if include_initial:
+        g = g[_along(axis, len(shape), slice(1, None))]
+    return (_rev_cumsum(xp, g, axis),)
+
+
+@cumulative_prod.defvjp
+def _cumprod_vjp(xp, res, g):
+    # d y_k / d x_i = y_k / x_i for i <= k (inputs without zeros).
+    x, y, axis, include_initial = res
+    axis = 0 if axis is None else axis
+    if include_initial:
+        y = y[_along(axis, x.ndim, slice(1, None))]
+        g = g[_along(axis, x.ndim, slice(1, None))]
+    return (_rev_cumsum(xp, g * y, axis) / x,)
+
+
+@diff.defvjp
+def _diff_vjp(xp, res, g):
+    shape, axis, n, prepend, append = res
+    nd = len(shape)
+    for _ in range(n):
+        first = g[_along(axis, nd, slice(0, 1))]
+        zero = xp.zeros_like(first)
+        g = xp.concat([zero, g], axis=axis) - xp.concat([g, zero], axis=axis)
+    if prepend is not None:
+        k = prepend.shape[axis] if getattr(prepend, "ndim", 0) else 1
+        g = g[_along(axis, nd, slice(k, None))]
+    if append is not None:
+        k = append.shape[axis] if getattr(append, "ndim", 0) else 1
+        g = g[_along(axis, nd, slice(0, g.shape[axis % nd] - k))]
+    return (g,)

@@ -102,3 +102,29 @@ def unique_inverse(xp, x, /):
 def unique_values(xp, x, /):
     """Sorted unique values of ``x`` (1-D). Source: array API 2025.12."""
     return xp.unique_values(x)
+
+
+# --- VJPs ------------------------------------------------------------------------------------
+
+from ._vjp_util import sum_to_shape as _sum_to  # noqa: E402
+
+
+@where.defvjp
+def _where_vjp(xp, res, g):
+    cond, x1, x2 = res
+    zero = xp.zeros_like(g)
+    g1 = _sum_to(xp, xp.where(cond, g, zero), x1.shape) if hasattr(x1, "shape") else None
+    g2 = _sum_to(xp, xp.where(cond, zero, g), x2.shape) if hasattr(x2, "shape") else None
+    return (None, g1, g2)
+
+
+@sort.defvjp
+def _sort_vjp(xp, res, g):
+    x, axis, descending, stable = res
+    order = xp.argsort(x, axis=axis, descending=descending, stable=stable)
+    inverse = xp.argsort(order, axis=axis, stable=True)
+    from .manipulation import take_along_axis  # the op, with its standard-only fallback
+
+    if hasattr(xp, "take_along_axis"):
+        return (xp.take_along_axis(g, inverse, axis=axis),)
+    return (take_along_axis.forward(xp, g, inverse, axis=axis)[0],)

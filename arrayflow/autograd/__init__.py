@@ -1,0 +1,127 @@
+"""``arrayflow.autograd``: reverse-mode automatic differentiation.
+
+PyTorch's API (``backward``, ``grad``, ``Function``, grad modes, ``gradcheck``,
+``functional``, ``detect_anomaly``), written once over the array API: the
+engine never reads array values, so Dask graphs stay lazy through backward.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from . import functional
+from . import graph as _graph
+from .engine import run_backward
+from .function import Function, FunctionCtx, once_differentiable
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+
+__all__ = [
+    "Function", "FunctionCtx", "once_differentiable", "backward", "grad", "no_grad",
+    "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck", "gradgradcheck",
+    "GradcheckError", "functional", "detect_anomaly", "set_detect_anomaly",
+]
+
+
+def _install():
+    from ..ops import _registry
+    from .grad_mode import _enabled
+
+    _registry._record_hook = _graph.record
+    _registry._grad_enabled = _enabled.get
+
+
+_install()
+
+
+def _seq(x):
+    if x is None:
+        return None
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _root_grads(fname, outputs, grads):
+    from ..ops.creation import ones_like
+    from ..ops._registry import Tensor
+
+    if grads is None:
+        grads = (None,) * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(
+            f"{fname}: got {len(grads)} gradients for {len(outputs)} outputs")
+    out = []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            n = 1
+            for s in o.shape:
+                n *= s
+            if n != 1:
+                raise RuntimeError(
+                    f"{fname}: grad can be implicitly created only for scalar outputs; output "
+                    f"{i} has shape {o.shape}: pass the gradient explicitly")
+            g = ones_like(o)
+        elif not isinstance(g, Tensor):
+            raise TypeError(f"{fname}: gradient {i} must be a Tensor or None, got "
+                            f"{type(g).__name__}")
+        elif g.shape != o.shape:
+            raise RuntimeError(
+                f"{fname}: gradient {i} has shape {g.shape}, but output {i} has shape "
+                f"{o.shape}")
+        out.append(g)
+    return out
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate gradients of ``tensors`` into the ``.grad`` of graph leaves.
+
+    Matches ``torch.autograd.backward``. ``inputs`` restricts accumulation to
+    those leaves. ``retain_graph`` defaults to ``create_graph``.
+
+    Raises
+    ------
+    RuntimeError
+        For a non-scalar output without a gradient, an output that does not
+        require grad, or a second backward through a freed graph.
+    """
+    outputs = _seq(tensors)
+    grads = _root_grads("backward", outputs, _seq(grad_tensors))
+    if retain_graph is None:
+        retain_graph = create_graph
+    run_backward(outputs, grads, retain_graph=retain_graph, create_graph=create_graph,
+                 inputs=_seq(inputs), capture=False)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=False):
+    """Gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated).
+
+    Matches ``torch.autograd.grad``: returns a tuple with one Tensor per input
+    (None for unused inputs when ``allow_unused=True``).
+    """
+    outputs = _seq(outputs)
+    inputs = _seq(inputs)
+    grads = _root_grads("grad", outputs, _seq(grad_outputs))
+    if retain_graph is None:
+        retain_graph = create_graph
+    return run_backward(outputs, grads, retain_graph=retain_graph, create_graph=create_graph,
+                        inputs=inputs, capture=True, allow_unused=allow_unused, fname="grad")
+
+
+def set_detect_anomaly(mode: bool) -> None:
+    """Turn anomaly detection on or off for the process."""
+    _graph.anomaly_state["enabled"] = bool(mode)
+
+
+@contextlib.contextmanager
+def detect_anomaly(check_nan: bool = True):
+    """Record forward tracebacks and raise when backward produces NaN.
+
+    The error names the node (``DivBackward``) and shows the traceback of the
+    forward call that created it (``torch.autograd.detect_anomaly``).
+    """
+    old = _graph.anomaly_state["enabled"]
+    _graph.anomaly_state["enabled"] = bool(check_nan)
+    try:
+        yield
+    finally:
+        _graph.anomaly_state["enabled"] = old

@@ -1,0 +1,239 @@
+"""The backward engine: iterative, deterministic, never reads array values.
+
+Nodes run in decreasing creation order (a heap keyed by sequence number, as
+PyTorch's engine orders ready nodes), each once all its consumers have handed
+it their gradients. No recursion: a chain of 100,000 ops backpropagates.
+
+Plain ``backward()`` passes raw backend arrays through the VJPs (fast, nothing
+recorded). ``create_graph=True`` passes Tensors and the ``arrayflow``
+namespace, so the backward computation is itself recorded.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from . import graph as _graph
+from .grad_mode import _enabled
+
+__all__ = ["run_backward"]
+
+
+from ..ops import _registry  # noqa: E402
+
+
+def _as_tensor(g, backend):
+    Tensor = _registry.Tensor
+    if isinstance(g, Tensor):
+        return g
+    return Tensor._from_array(g, backend)
+
+
+def _raw(g):
+    return g._cell.array if isinstance(g, _registry.Tensor) else g
+
+
+def _discover(root_nodes):
+    """Dependency counts (number of consumers) of every node reachable from the roots."""
+    deps: dict = {}
+    seen = set()
+    stack = list(root_nodes)
+    for n in root_nodes:
+        seen.add(n)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node._edges:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps, seen
+
+
+def _needed(seen, targets):
+    """Nodes from which some target node is reachable (only these must run)."""
+    parents: dict = {}
+    for node in seen:
+        for nxt, _ in node._edges:
+            if nxt is not None:
+                parents.setdefault(nxt, []).append(node)
+    needed = set()
+    stack = [n for n in targets if n in seen]
+    needed.update(stack)
+    while stack:
+        n = stack.pop()
+        for p in parents.get(n, ()):
+            if p not in needed:
+                needed.add(p)
+                stack.append(p)
+    return needed
+
+
+def _accumulate(buf, nr, g):
+    old = buf[nr]
+    buf[nr] = g if old is None else old + g
+
+
+def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
+                 capture=False, allow_unused=False, fname="backward"):
+    """Run the graph from ``roots`` (Tensors) seeded with ``root_grads`` (Tensors).
+
+    With ``capture=True`` returns the gradients of ``inputs`` instead of
+    accumulating into leaves' ``.grad`` (``autograd.grad``). With ``inputs`` and
+    ``capture=False`` only those leaves accumulate (``backward(inputs=...)``).
+    """
+    root_edges = []
+    for i, t in enumerate(roots):
+        if t.grad_fn is None and not t._requires_grad:
+            raise RuntimeError(
+                f"{fname}: element {i} of tensors does not require grad and does not have a "
+                f"grad_fn")
+        root_edges.append(_graph.grad_edge(t))
+    targets = None
+    if inputs is not None:
+        targets = {}
+        for k, t in enumerate(inputs):
+            if t.grad_fn is None and not t._requires_grad:
+                raise RuntimeError(
+                    f"{fname}: input {k} does not require grad, so no gradient can be "
+                    f"computed for it")
+            targets.setdefault(_graph.grad_edge(t), []).append(k)
+    root_nodes = list(dict.fromkeys(n for n, _ in root_edges))
+    deps, seen = _discover(root_nodes)
+    needed = _needed(seen, {n for n, _ in targets}) if capture and targets else None
+
+    buffers: dict = {}
+    for (node, nr), g, t in zip(root_edges, root_grads, roots):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node._n_out
+        g = g if create_graph else _raw(g)
+        _accumulate(buf, nr, g)
+    ready = [(-n._seq, id(n), n) for n in root_nodes if deps.get(n, 0) == 0]
+    heapq.heapify(ready)
+    captured = [None] * len(inputs) if capture else None
+    token = _enabled.set(bool(create_graph))
+    backend_of = {}
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads = buffers.pop(node, None) or [None] * node._n_out
+            if node._tensor_hooks:
+                for nr, hooks in node._tensor_hooks.items():
+                    g = grads[nr]
+                    if g is None:
+                        continue
+                    for hook in list(hooks):
+                        new = hook(_as_tensor(g, backend_of.get(node) or _backend(node)))
+                        if new is not None:
+                            g = new if create_graph else _raw(new)
+                    grads[nr] = g
+            if targets is not None:
+                for nr in range(node._n_out):
+                    ks = targets.get((node, nr))
+                    if ks and capture:
+                        for k in ks:
+                            captured[k] = grads[nr]
+            if isinstance(node, _graph.AccumulateGrad):
+                if not capture:
+                    leaf = node.variable
+                    if leaf is not None and grads[0] is not None and (
+                            targets is None or (node, 0) in targets):
+                        _accumulate_leaf(leaf, grads[0], create_graph)
+                continue
+            if needed is not None and node not in needed:
+                _release_edges(node, deps, ready)
+                if not retain_graph:
+                    node._release()
+                continue
+            in_grads = node._apply(grads, create_graph)  # raw arrays unless create_graph
+            if node._trace is not None:
+                _check_anomaly(node, in_grads)
+            if node._hooks:
+                for hook in node._hooks:
+                    hook(tuple(in_grads), tuple(grads))
+            if not retain_graph:
+                node._release()
+            for (nxt, nr), g in zip(node._edges, in_grads):
+                if nxt is None:
+                    continue
+                if g is not None:
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt._n_out
+                    _accumulate(buf, nr, g)
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
+    finally:
+        _enabled.reset(token)
+    if capture:
+        out = []
+        for k, (t, g) in enumerate(zip(inputs, captured)):
+            if g is None:
+                if not allow_unused:
+                    raise RuntimeError(
+                        f"{fname}: one of the differentiated Tensors (input {k}) appears to not "
+                        f"have been used in the graph. Set allow_unused=True if this is the "
+                        f"desired behavior.")
+                out.append(None)
+            else:
+                out.append(_as_tensor(g, t._backend))
+        return tuple(out)
+    return None
+
+
+def _backend(node):
+    return getattr(node, "backend", None) or node.variable._backend
+
+
+def _release_edges(node, deps, ready):
+    for nxt, _ in node._edges:
+        if nxt is None:
+            continue
+        d = deps[nxt] - 1
+        deps[nxt] = d
+        if d == 0:
+            heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
+
+
+def _accumulate_leaf(leaf, g, create_graph):
+    backend = leaf._backend
+    if leaf._hooks:
+        for hook in list(leaf._hooks):
+            new = hook(_as_tensor(g, backend))
+            if new is not None:
+                g = new if create_graph else _raw(new)
+    gt = _as_tensor(g, backend)
+    if gt.shape != leaf.shape:
+        raise RuntimeError(
+            f"backward: the gradient for a leaf of shape {leaf.shape} has shape {gt.shape}")
+    if gt.dtype is not leaf.dtype:
+        from ..ops.dtypes import astype
+
+        gt = astype(gt, leaf.dtype)
+    if leaf.grad is None:
+        if not create_graph:
+            gt = gt.detach()
+        leaf.grad = gt
+    else:
+        leaf.grad = leaf.grad + gt if create_graph else _as_tensor(
+            leaf.grad._cell.array + gt._cell.array, backend)
+
+
+def _check_anomaly(node, in_grads):
+    xp = node.backend.xp
+    for k, g in enumerate(in_grads):
+        if g is None:
+            continue
+        arr = _raw(g)
+        if bool(xp.any(xp.isnan(arr))):
+            import traceback
+
+            where = "".join(traceback.format_list(node._trace))
+            raise RuntimeError(
+                f"Function '{node.name()}' returned nan values in its {k}th output.\n"
+                f"Traceback of forward call that caused the error:\n{where}")

@@ -1,0 +1,334 @@
+"""Custom autograd Functions: PyTorch's ``torch.autograd.Function`` API.
+
+::
+
+    class MulConstant(af.autograd.Function):
+        @staticmethod
+        def forward(ctx, tensor, constant):
+            ctx.constant = constant
+            return tensor * constant
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output * ctx.constant, None
+
+    y = MulConstant.apply(x, 2.0)       # y.grad_fn is a MulConstantBackward
+
+Also the split form ``forward(*args)`` + ``setup_context(ctx, inputs, output)``.
+``forward`` runs with grad disabled and receives Tensors; ``backward`` receives
+Tensors and returns one gradient (or None) per ``forward`` argument (extra
+trailing Nones are allowed). When ``backward`` is written with differentiable
+arrayflow operations, higher-order gradients work.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from . import graph as _graph
+from .grad_mode import _enabled
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardCFunction"]
+
+
+class FunctionCtx:
+    """The ``ctx`` object passed to ``forward``/``setup_context`` and ``backward``.
+
+    Attributes
+    ----------
+    needs_input_grad : tuple of bool
+        For each ``forward`` argument, whether its gradient is needed.
+    xp
+        The backend's raw array API namespace (for work on ``t.array``).
+    backend
+        The backend of the Tensor arguments.
+    """
+
+    def __init__(self):
+        self._to_save = ()
+        self._saved = None
+        self._non_differentiable = set()
+        self._dirty = set()
+        self.materialize_grads = True
+        self.needs_input_grad = ()
+        self.xp = None
+        self.backend = None
+        self._fname = "Function"
+
+    def save_for_backward(self, *tensors) -> None:
+        """Save Tensors (or None) for ``backward``; read them back with ``saved_tensors``.
+
+        Raises
+        ------
+        TypeError
+            If an argument is neither a Tensor nor None.
+        """
+        from ..ops._registry import Tensor
+
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"{self._fname}.save_for_backward: argument {i} must be a Tensor or None, "
+                    f"got {type(t).__name__}")
+        self._to_save = tensors
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The Tensors given to ``save_for_backward``.
+
+        Raises
+        ------
+        RuntimeError
+            If one was modified in place after it was saved (naming the versions),
+            or the graph was already freed by a previous backward.
+        """
+        if self._saved is None:
+            raise RuntimeError(
+                f"{self._fname}: trying to backward through the graph a second time (or to "
+                f"access saved tensors after they were freed); pass retain_graph=True to the "
+                f"first backward()")
+        out = []
+        for entry in self._saved:
+            if entry is None:
+                out.append(None)
+                continue
+            t, version = entry
+            if t._cell.version != version:
+                raise RuntimeError(
+                    f"{self._fname}: one of the tensors saved for backward has been modified "
+                    f"by an in-place operation: it is at version {t._cell.version}, expected "
+                    f"version {version}")
+            out.append(t)
+        return tuple(out)
+
+    saved_variables = saved_tensors
+
+    def mark_non_differentiable(self, *outputs) -> None:
+        """Declare outputs that do not require grad (their gradients are zeros/None)."""
+        self._non_differentiable.update(id(o) for o in outputs)
+
+    def mark_dirty(self, *inputs) -> None:
+        """Declare inputs modified in place by ``forward`` (they must be returned)."""
+        self._dirty.update(id(t) for t in inputs)
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With False, ``backward`` receives None instead of zeros for unused outputs."""
+        self.materialize_grads = bool(value)
+
+
+class BackwardCFunction(_graph.Node):
+    """The graph node of one ``Function.apply`` call (subclassed per Function)."""
+
+    __slots__ = ("ctx", "fn_cls", "backend", "positions", "out_meta", "n_inputs")
+
+    def _release(self):
+        self.ctx._saved = None
+
+    def _apply(self, grads, create_graph):
+        from ..ops._registry import Tensor
+
+        ctx = self.ctx
+        backend = self.backend
+        fname = self.fn_cls.__name__
+        gs = []
+        for k, g in enumerate(grads):
+            if g is None:
+                if ctx.materialize_grads:
+                    shape, dtype = self.out_meta[k]
+                    g = Tensor._from_array(
+                        backend.xp.zeros(shape, dtype=backend.native_dtype(dtype)), backend)
+            elif not isinstance(g, Tensor):
+                g = Tensor._from_array(g, backend)
+            gs.append(g)
+        result = self.fn_cls.backward(ctx, *gs)
+        if not isinstance(result, tuple):
+            result = (result,)
+        n = self.n_inputs
+        if len(result) < n:
+            raise RuntimeError(
+                f"{fname}.backward: returned {len(result)} gradient(s) but forward took {n} "
+                f"argument(s); return one gradient (or None) per forward argument")
+        extra = result[n:]
+        if any(g is not None for g in extra):
+            raise RuntimeError(
+                f"{fname}.backward: returned {len(result)} values for {n} forward arguments; "
+                f"only trailing None values may be extra")
+        out = []
+        for pidx, (meta_shape, meta_dtype) in zip(self.positions, self._in_meta):
+            g = result[pidx]
+            if g is not None:
+                if not isinstance(g, Tensor):
+                    raise TypeError(
+                        f"{fname}.backward: gradient for input {pidx} must be a Tensor or None, "
+                        f"got {type(g).__name__}")
+                if not g._backend.same_kind(backend):
+                    raise RuntimeError(
+                        f"{fname}.backward: gradient for input {pidx} is on backend "
+                        f"{g._backend.name!r}, expected {backend.name!r}")
+                if g.shape != meta_shape:
+                    raise RuntimeError(
+                        f"{fname}.backward: gradient for input {pidx} has shape {g.shape}, "
+                        f"expected {meta_shape} (the input's shape)")
+                if g.dtype is not meta_dtype:
+                    raise RuntimeError(
+                        f"{fname}.backward: gradient for input {pidx} has dtype {g.dtype}, "
+                        f"expected {meta_dtype} (the input's dtype)")
+            out.append(g if create_graph or g is None else g._cell.array)
+        return out
+
+    @property
+    def _in_meta(self):
+        return self.ctx._in_meta
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, ns):
+        super().__init__(name, bases, ns)
+        cls._backward_cls = _graph.node_class_for(name, BackwardCFunction)
+
+
+class Function(metaclass=_FunctionMeta):
+    """Base class of custom differentiable operations (``torch.autograd.Function``).
+
+    Subclass with static ``forward(ctx, *args, **kwargs)`` and
+    ``backward(ctx, *grad_outputs)`` (or ``forward(*args)`` plus
+    ``setup_context(ctx, inputs, output)``) and call ``YourFunction.apply(...)``.
+    """
+
+    @staticmethod
+    def forward(*args, **kwargs):  # pragma: no cover - to be overridden
+        raise NotImplementedError("Function subclasses must implement forward")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):  # pragma: no cover - to be overridden
+        raise NotImplementedError("Function subclasses must implement backward")
+
+    setup_context = None  # the split form defines it
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError(
+            f"{type(self).__name__}: Function classes are not instantiated; call "
+            f"{type(self).__name__}.apply(...)")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run ``forward`` and record the call for autograd; returns its output(s)."""
+        from .. import _backend
+        from ..ops._registry import Tensor
+
+        ctx = FunctionCtx()
+        ctx._fname = cls.__name__
+        backend = None
+        tensor_args = []
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                tensor_args.append((i, a))
+                if backend is None:
+                    backend = a._backend
+                elif not backend.same_kind(a._backend):
+                    raise _backend.BackendMismatchError(
+                        f"{cls.__name__}.apply: arguments live on different backends "
+                        f"({backend.name!r} and {a._backend.name!r}); move one first, e.g. "
+                        f"tensor.to({backend.name!r})")
+        if backend is None:
+            backend = _backend.get_backend()
+        ctx.backend = backend
+        ctx.xp = backend.xp
+        grad_on = _enabled.get()
+        needs = tuple(isinstance(a, Tensor) and a._requires_grad and grad_on for a in args)
+        ctx.needs_input_grad = needs
+        ctx._in_meta = ()
+        token = _enabled.set(False)
+        try:
+            if cls.setup_context is not None:
+                output = cls.forward(*args, **kwargs)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+        finally:
+            _enabled.reset(token)
+        if cls.setup_context is not None:
+            cls.setup_context(ctx, args, output)
+        is_tuple = isinstance(output, tuple)
+        outputs = output if is_tuple else (output,)
+        grad_inputs = [(a, i) for i, a in tensor_args if needs[i]]
+        # Outputs that are inputs returned unchanged become new Tensors on the same storage.
+        input_ids = {id(a): a for _, a in tensor_args}
+        new_outputs = []
+        for o in outputs:
+            if isinstance(o, Tensor) and id(o) in input_ids and id(o) not in ctx._dirty:
+                o = Tensor._from_array(o._cell.array, o._backend, o._cell)
+            new_outputs.append(o)
+        outputs = tuple(new_outputs)
+        if grad_inputs:
+            node_cls = cls._backward_cls
+            node = node_cls.__new__(node_cls)
+            _graph.Node.__init__(node, tuple(_graph.grad_edge(t) for t, _ in grad_inputs),
+                                 len(outputs))
+            node.ctx = ctx
+            node.fn_cls = cls
+            node.backend = backend
+            node.positions = tuple(i for _, i in grad_inputs)
+            node.n_inputs = len(args)
+            node.out_meta = tuple((o.shape, o.dtype) if isinstance(o, Tensor) else ((), None)
+                                  for o in outputs)
+            ctx._in_meta = tuple((t.shape, t.dtype) for t, _ in grad_inputs)
+            if _graph.anomaly_state["enabled"]:
+                import traceback
+
+                node._trace = traceback.extract_stack()[:-1]
+            for k, o in enumerate(outputs):
+                if not isinstance(o, Tensor):
+                    continue
+                if id(o) in ctx._non_differentiable or o.dtype.kind not in (
+                        "real floating", "complex floating"):
+                    continue
+                o._requires_grad = True
+                o.grad_fn = node
+                o._output_nr = k
+        ctx._saved = tuple(None if t is None else (t, t._cell.version) for t in ctx._to_save)
+        return outputs if is_tuple else outputs[0]
+
+
+def once_differentiable(backward):
+    """Decorator for ``backward``: run it without recording (not twice-differentiable).
+
+    A second-order backward through it raises ``RuntimeError`` naming the Function.
+    """
+
+    @functools.wraps(backward)
+    def wrapper(ctx, *grads):
+        from ..ops._registry import Tensor
+
+        # Unlike PyTorch, saved Tensors count too: the result depends on them, so a
+        # second differentiation must raise rather than silently give no gradient.
+        saved = [e[0] for e in (ctx._saved or ()) if e is not None]
+        create = _enabled.get() and any(isinstance(g, Tensor) and g._requires_grad
+                                        for g in (*grads, *saved))
+        token = _enabled.set(False)
+        try:
+            result = backward(ctx, *grads)
+        finally:
+            _enabled.reset(token)
+        if create:
+            single = not isinstance(result, tuple)
+            res = (result,) if single else result
+            deps = [t for t in (*grads, *saved) if isinstance(t, Tensor) and t._requires_grad]
+            res = tuple(_OnceDifferentiableError.apply(g, ctx._fname, *deps)
+                        if isinstance(g, Tensor) else g for g in res)
+            return res[0] if single else res
+        return result
+
+    return wrapper
+
+
+class _OnceDifferentiableError(Function):
+    @staticmethod
+    def forward(ctx, g, fname, *deps):
+        ctx.fname = fname
+        return g
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(
+            f"{ctx.fname}: trying to differentiate twice a function that was marked with "
+            f"@once_differentiable")

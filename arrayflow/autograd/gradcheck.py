@@ -1,0 +1,237 @@
+"""Finite-difference gradient checks: ``gradcheck`` and ``gradgradcheck``.
+
+PyTorch's signatures and semantics (``torch.autograd.gradcheck``): central
+differences with step ``eps`` against the analytical Jacobian built from
+vector-Jacobian products, ``|analytical - numerical| <= atol + rtol *
+|numerical|`` for every entry. Inputs should be float64 (a warning otherwise).
+These tools read values (they are for tests), so they also compute Dask arrays.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """Raised by :func:`gradcheck` when analytical and numerical Jacobians differ."""
+
+
+def _as_tuple(x):
+    return x if isinstance(x, tuple) else (x,)
+
+
+def _unravel(flat, shape):
+    idx = []
+    for s in reversed(shape):
+        idx.append(flat % s)
+        flat //= s
+    return tuple(reversed(idx))
+
+
+def _host(t):
+    """A detached 1-D float64 copy of ``t`` on the NumPy backend (for comparisons)."""
+    from .. import _backend, _dtypes
+    from ..ops._registry import Tensor
+
+    arr = t._backend.to_host(t.detach()._cell.array).reshape(-1)
+    host = _backend._select("numpy", {})
+    out = Tensor._from_array(arr, host)
+    return out.astype(_dtypes.float64)
+
+
+def _outputs(func, inputs):
+    from ..ops._registry import Tensor
+
+    outs = _as_tuple(func(*inputs))
+    return tuple(o for o in outs if isinstance(o, Tensor))
+
+
+def _numerical(func, inputs, i, eps):
+    """d(all outputs, flattened and concatenated)/d(inputs[i]) by central differences.
+
+    Returns a host Tensor of shape (inputs[i].size, total output size).
+    """
+    from ..ops.manipulation import concat, stack
+
+    x = inputs[i]
+    n = math.prod(x.shape)
+    flat = _host(x)
+    cols = []
+    for e in range(n):
+        idx = _unravel(e, x.shape)
+        orig = float(flat[e])
+        vals = []
+        for sign in (1.0, -1.0):
+            xe = x.detach().clone()
+            xe[idx] = orig + sign * eps
+            if x.requires_grad:
+                xe.requires_grad_()
+            args = list(inputs)
+            args[i] = xe
+            outs = _outputs(func, args)
+            vals.append(concat([_host(o) for o in outs]) if outs else None)
+        cols.append((vals[0] - vals[1]) / (2 * eps))
+    return stack(cols)
+
+
+def _analytical(func, inputs, diff_idx):
+    """Rows d(output element k)/d(differentiable inputs), per output element.
+
+    Returns (outputs, host Tensor of shape (total output size, total input size)).
+    """
+    from ..ops.creation import zeros, zeros_like
+    from ..ops.manipulation import concat, stack
+    from . import grad as _grad
+
+    outs = _outputs(func, inputs)
+    sizes = [math.prod(inputs[i].shape) for i in diff_idx]
+    rows = []
+    for o in outs:
+        m = math.prod(o.shape)
+        for k in range(m):
+            if not o.requires_grad:
+                rows.append(zeros(sum(sizes), dtype=_f64()))
+                continue
+            v = zeros_like(o)
+            if o.shape:
+                v[_unravel(k, o.shape)] = 1.0
+            else:
+                v = v + 1.0
+            gs = _grad(o, [inputs[i] for i in diff_idx], grad_outputs=v, retain_graph=True,
+                       allow_unused=True)
+            parts = [zeros(n, dtype=_f64()) if g is None else _host(g)
+                     for g, n in zip(gs, sizes)]
+            rows.append(concat(parts))
+    return outs, stack(rows), sizes
+
+
+def _f64():
+    from .. import _dtypes
+
+    return _dtypes.float64
+
+
+def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True, **_unused) -> bool:
+    """Check analytical gradients of ``func`` against finite differences.
+
+    Parameters
+    ----------
+    func : callable
+        Takes the Tensors of ``inputs``, returns a Tensor or a tuple of Tensors.
+    inputs : Tensor or tuple
+        Arguments; those with ``requires_grad=True`` are checked (float64 advised).
+    eps : float
+        Finite-difference step.
+    atol, rtol : float
+        Tolerances: ``|a - n| <= atol + rtol * |n|`` entry by entry.
+    raise_exception : bool
+        Raise :class:`GradcheckError` on failure (else return False).
+
+    Returns
+    -------
+    bool
+        True when every entry agrees.
+
+    Raises
+    ------
+    GradcheckError
+        Naming the output and input, the worst entry, and both Jacobian values.
+
+    Source: ``torch.autograd.gradcheck``.
+    """
+    from .. import _dtypes
+    from ..ops._registry import Tensor
+
+    inputs = _as_tuple(inputs)
+    diff_idx = [i for i, a in enumerate(inputs) if isinstance(a, Tensor) and a.requires_grad]
+    if not diff_idx:
+        raise ValueError("gradcheck: expected at least one input Tensor with requires_grad=True")
+    for i in diff_idx:
+        if inputs[i].dtype is not _dtypes.float64 and inputs[i].dtype is not _dtypes.complex128:
+            warnings.warn(
+                f"gradcheck: input {i} has dtype {inputs[i].dtype}, not float64; the check may "
+                f"fail from lack of precision", UserWarning, stacklevel=2)
+    from .._backend import use_backend
+    from ..ops.elementwise import abs as _abs
+    from ..ops.searching import argmax
+
+    outs, ana_all, sizes = _analytical(func, inputs, diff_idx)
+    out_shapes = [o.shape for o in outs]
+    offset = 0
+    for col_pos, i in enumerate(diff_idx):
+        num = _numerical(func, inputs, i, eps)  # (n_in, n_out)
+        with use_backend("numpy"):
+            ana = ana_all[:, offset:offset + sizes[col_pos]].mT  # (n_in, n_out)
+            bad = _abs(ana - num) > atol + rtol * _abs(num)
+            if bool(bad.any()):
+                flat = int(argmax(bad.reshape(-1)))
+                e, k = divmod(flat, num.shape[1])
+                o_idx, kk = _locate(k, out_shapes)
+                msg = (
+                    f"gradcheck: Jacobian mismatch for output {o_idx} with respect to input "
+                    f"{i}, at output element {_unravel(kk, out_shapes[o_idx])} and input "
+                    f"element {_unravel(e, inputs[i].shape)}:\n"
+                    f"numerical: {float(num[e, k])!r}\nanalytical: {float(ana[e, k])!r}\n"
+                    f"({int(bad.sum())} of {bad.size} entries differ; atol={atol}, "
+                    f"rtol={rtol}, eps={eps})")
+                if raise_exception:
+                    raise GradcheckError(msg)
+                return False
+        offset += sizes[col_pos]
+    return True
+
+
+def _locate(k, shapes):
+    for o_idx, shape in enumerate(shapes):
+        n = math.prod(shape)
+        if k < n:
+            return o_idx, k
+        k -= n
+    raise IndexError(k)
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5,
+                  rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
+                  raise_exception: bool = True, **_unused) -> bool:
+    """Check second-order gradients of ``func`` against finite differences.
+
+    Differentiates the vector-Jacobian product ``grad(func(inputs), inputs,
+    grad_outputs, create_graph=True)`` with :func:`gradcheck`, with respect to
+    the inputs and ``grad_outputs`` (random float64 when not given).
+
+    Raises
+    ------
+    GradcheckError
+        As :func:`gradcheck`.
+
+    Source: ``torch.autograd.gradgradcheck``.
+    """
+    from . import grad as _grad
+    from ..ops.creation import randn
+
+    inputs = _as_tuple(inputs)
+    outs = _outputs(func, inputs)
+    if grad_outputs is None:
+        grad_outputs = []
+        for o in outs:
+            g = randn(*o.shape, dtype=o.dtype) if o.shape else randn(1, dtype=o.dtype)[0]
+            grad_outputs.append(g.to(o.backend).requires_grad_())
+        grad_outputs = tuple(grad_outputs)
+    else:
+        grad_outputs = _as_tuple(grad_outputs)
+    n_in = len(inputs)
+    diff_idx = [i for i, a in enumerate(inputs) if getattr(a, "requires_grad", False)]
+
+    def vjp_func(*args):
+        ins, gos = args[:n_in], args[n_in:]
+        o = _outputs(func, ins)
+        gs = _grad(o, [ins[i] for i in diff_idx], grad_outputs=gos, create_graph=True,
+                   allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    return gradcheck(vjp_func, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

@@ -1,0 +1,313 @@
+"""Backward graph nodes (``grad_fn``) and the recording of built-in ops.
+
+Every recorded op call creates one :class:`OpNode` holding the op, its raw
+residuals (what its forward chose to keep), the edges to the nodes of its
+inputs, and the metadata needed to check saved Tensors were not modified in
+place. A leaf Tensor that requires grad gets one :class:`AccumulateGrad` node.
+
+A node's class is named after its op, as in PyTorch: ``exp`` records an
+``ExpBackward``, a custom Function ``MulConstant`` a ``MulConstantBackward``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import traceback
+import weakref
+
+__all__ = ["Node", "OpNode", "AccumulateGrad", "record", "grad_edge", "node_class_for"]
+
+_seq = itertools.count()
+_FLOAT_KINDS = ("real floating", "complex floating")
+
+anomaly_state = {"enabled": False}
+
+
+class Node:
+    """A node of the backward graph: a function from output grads to input grads.
+
+    Attributes
+    ----------
+    next_functions : tuple of (Node or None, int)
+        For each differentiable input, the node producing its gradient and the
+        output index of that node (PyTorch's ``next_functions``).
+    """
+
+    __slots__ = ("_edges", "_seq", "_n_out", "_tensor_hooks", "_hooks", "_trace", "__weakref__")
+
+    def __init__(self, edges=(), n_out=1):
+        self._edges = edges
+        self._seq = next(_seq)
+        self._n_out = n_out
+        self._tensor_hooks = None
+        self._hooks = None
+        self._trace = None
+
+    def name(self) -> str:
+        """The node's name (``"ExpBackward"``)."""
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple(self._edges)
+
+    def register_hook(self, fn):
+        """Run ``fn(grad_inputs, grad_outputs)`` after this node computes (PyTorch ``Node``)."""
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(fn)
+        return _RemovableHandle(self._hooks, fn)
+
+    def _add_tensor_hook(self, output_nr, fn):
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        hooks = self._tensor_hooks.setdefault(output_nr, [])
+        hooks.append(fn)
+        return _RemovableHandle(hooks, fn)
+
+    def _apply(self, grads, create_graph):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class _RemovableHandle:
+    __slots__ = ("_list", "_fn")
+
+    def __init__(self, lst, fn):
+        self._list, self._fn = lst, fn
+
+    def remove(self) -> None:
+        """Unregister the hook."""
+        try:
+            self._list.remove(self._fn)
+        except ValueError:
+            pass
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf Tensor: adds incoming gradients into ``leaf.grad``."""
+
+    __slots__ = ("_variable",)
+
+    def __init__(self, variable):
+        super().__init__((), 1)
+        self._variable = weakref.ref(variable)
+
+    @property
+    def variable(self):
+        """The leaf Tensor (None once it is garbage collected)."""
+        return self._variable()
+
+
+class OpNode(Node):
+    """The node of one built-in op call; subclassed per op to carry its name."""
+
+    __slots__ = ("op", "res", "backend", "positions", "out_meta", "saved", "links", "outs")
+
+    def _release(self):
+        self.res = None
+        self.links = None
+        self.outs = None
+
+    def _call_vjp(self, xp, res, gs):
+        op_ = self.op
+        if op_.vjp_needs:
+            return op_.vjp(xp, res, *gs, needs={p[0] for p in self.positions})
+        return op_.vjp(xp, res, *gs)
+
+    def _apply(self, grads, create_graph):
+        res = self.res
+        if res is None:
+            raise RuntimeError(
+                f"{self.name()}: trying to backward through the graph a second time (or to "
+                f"read saved tensors after they were freed). Saved intermediate values are "
+                f"freed after backward(); pass retain_graph=True to the first backward() "
+                f"if you need to backward through the graph again.")
+        if self.saved:
+            _check_versions(self)
+        backend = self.backend
+        meta = self.out_meta
+        for m in meta:
+            if m[1].kind == "complex floating":
+                raise NotImplementedError(
+                    f"{self.name()}: backward through arrayflow.{self.op.name} with complex "
+                    f"dtype {m[1]} is not implemented yet (complex autograd is a separate "
+                    f"feature)")
+        gs = grads
+        if any(g is None for g in gs):
+            gs = [(_zeros(backend, meta[k], create_graph) if g is None else g)
+                  for k, g in enumerate(gs)]
+        if create_graph:
+            # The rule runs on Tensors through the arrayflow namespace (so it is recorded),
+            # with this node's backend current for any array it creates.
+            from .._backend import use_backend
+
+            xp = sys.modules["arrayflow"]
+            res = _tensor_residuals(self)
+            with use_backend(backend):
+                in_grads = self._call_vjp(xp, res, gs)
+        else:
+            in_grads = self._call_vjp(backend._xp or backend.xp, res, gs)
+        out = []
+        n = len(in_grads)
+        for pidx, j in self.positions:
+            g = in_grads[pidx] if pidx < n else None
+            if j is not None and g is not None:
+                g = g[j]
+            out.append(g)
+        return out
+
+
+def _zeros(backend, meta, as_tensor):
+    shape, dtype = meta
+    arr = backend.xp.zeros(shape, dtype=backend.native_dtype(dtype))
+    if as_tensor:
+        from ..ops._registry import Tensor
+
+        return Tensor._from_array(arr, backend)
+    return arr
+
+
+def _check_versions(node):
+    for cell, version, k in node.saved:
+        if cell.version != version:
+            what = f"residual {k}" if k >= 0 else f"output {~k}"
+            raise RuntimeError(
+                f"{node.name()}: one of the tensors saved for backward ({what}) has "
+                f"been modified by an in-place operation: it is at version {cell.version}, "
+                f"expected version {version}. Make a copy (clone()) before modifying it, or "
+                f"modify it after backward().")
+
+
+def _tensor_residuals(node):
+    """Residuals as Tensors linked to the graph, for differentiable backward (create_graph)."""
+    from ..ops._registry import Tensor
+
+    res = list(node.res)
+    for k, kind, ref in node.links:
+        if kind == "in":
+            res[k] = ref
+        else:  # an output: rebuild it if its Tensor is gone
+            t = node.outs[ref]() if node.outs is not None else None
+            if t is None:
+                t = Tensor._from_array(res[k], node.backend)
+                t._requires_grad = True
+                t.grad_fn = node
+                t._output_nr = ref
+            res[k] = t
+    return tuple(res)
+
+
+_node_classes: dict[str, type] = {}
+
+
+def node_class_for(name: str, base=OpNode) -> type:
+    """The node class called ``<CamelName>Backward`` for op or Function ``name``."""
+    key = (name, base)
+    cls = _node_classes.get(key)
+    if cls is None:
+        stem = name.rsplit(".", 1)[-1]
+        if stem[:1].isupper():
+            camel = stem
+        else:
+            camel = "".join(p[:1].upper() + p[1:] for p in stem.split("_"))
+        cls = type(f"{camel}Backward", (base,), {"__slots__": ()})
+        _node_classes[key] = cls
+    return cls
+
+
+def grad_edge(t):
+    """The (node, output_nr) edge that receives the gradient of Tensor ``t``."""
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    acc = t._grad_acc
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._grad_acc = acc
+    return (acc, 0)
+
+
+def record(op_, backend, outputs, res, grad_inputs):
+    """Attach an OpNode to ``outputs`` (Tensors) of a call of ``op_``.
+
+    On the hot path of every recorded op: plain attribute work, no properties.
+
+    Parameters
+    ----------
+    grad_inputs : list of (Tensor, (param_index, element_index or None))
+        The inputs that require grad and where they were passed.
+    """
+    cls = op_._node_class
+    if cls is None:
+        cls = op_._node_class = node_class_for(op_.name)
+    node = cls.__new__(cls)
+    if len(grad_inputs) == 1:
+        t, pos = grad_inputs[0]
+        fn = t.grad_fn
+        node._edges = ((fn, t._output_nr) if fn is not None else grad_edge(t),)
+        node.positions = (pos,)
+    else:
+        edges = []
+        positions = []
+        for t, pos in grad_inputs:
+            fn = t.grad_fn
+            edges.append((fn, t._output_nr) if fn is not None else grad_edge(t))
+            positions.append(pos)
+        node._edges = edges
+        node.positions = positions
+    node._seq = next(_seq)
+    node._n_out = len(outputs)
+    node._tensor_hooks = None
+    node._hooks = None
+    node._trace = traceback.extract_stack()[:-3] if anomaly_state["enabled"] else None
+    node.op = op_
+    node.res = res
+    node.backend = backend
+    to_af = backend.arrayflow_dtype
+    if len(outputs) == 1:
+        arr = outputs[0]._cell.array
+        meta = ((arr.shape, to_af(arr.dtype)),)
+    else:
+        meta = tuple((o._cell.array.shape, to_af(o._cell.array.dtype)) for o in outputs)
+    node.out_meta = meta
+    links = saved = None
+    outs = None
+    if res:
+        for k, r in enumerate(res):
+            if type(r) in _SCALARS:
+                continue
+            for t, _ in grad_inputs:
+                cell = t._cell
+                if r is cell.array:
+                    if links is None:
+                        links, saved = [], []
+                    links.append((k, "in", t))
+                    saved.append((cell, cell.version, k))
+                    break
+            else:
+                for i, o in enumerate(outputs):
+                    cell = o._cell
+                    if r is cell.array:
+                        if links is None:
+                            links, saved = [], []
+                        links.append((k, "out", i))
+                        saved.append((cell, cell.version, ~i))
+                        if outs is None:
+                            outs = tuple(weakref.ref(x) for x in outputs)
+                        break
+    node.links = links or ()
+    node.saved = saved or ()
+    node.outs = outs
+    for i, o in enumerate(outputs):
+        if meta[i][1].kind in _FLOAT_KINDS:
+            o._requires_grad = True
+            o.grad_fn = node
+            o._output_nr = i
+    return node
+
+
+_SCALARS = frozenset({type(None), int, float, bool, complex, tuple, str, list})

@@ -1,0 +1,100 @@
+"""Helpers shared by VJP rules. Every function takes the namespace ``xp`` first and
+uses only operators and standard functions, so the same rule runs on raw backend
+arrays (plain backward) and on Tensors with ``xp = arrayflow`` (create_graph).
+"""
+
+from __future__ import annotations
+
+__all__ = ["sum_to_shape", "shape_of", "norm_axes", "unreduce", "rev_cumsum", "along",
+           "segment_sum", "zeros_where", "as_dtype"]
+
+
+def shape_of(x):
+    """Shape of an array, ``()`` for a Python scalar, None for None."""
+    if x is None:
+        return None
+    return tuple(getattr(x, "shape", ()))
+
+
+def is_array(x):
+    return hasattr(x, "shape") and hasattr(x, "dtype")
+
+
+def sum_to_shape(xp, g, shape):
+    """Sum ``g`` over the dimensions that broadcasting added or expanded to reach ``shape``.
+
+    The one reduction every broadcasting VJP ends with.
+    """
+    gshape = g.shape
+    if gshape == shape:
+        return g
+    if shape is None:
+        return None
+    shape = tuple(shape)
+    gshape = tuple(gshape)
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    if lead > 0:
+        g = xp.sum(g, axis=tuple(range(lead)))
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
+    if axes:
+        g = xp.sum(g, axis=axes, keepdims=True)
+    if tuple(g.shape) != shape:
+        g = xp.reshape(g, shape)
+    return g
+
+
+def norm_axes(axis, ndim):
+    """``axis`` (None, int or tuple) as a sorted tuple of non-negative ints."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, int):
+        axis = (axis,)
+    return tuple(sorted(a % ndim if ndim else 0 for a in axis))
+
+
+def unreduce(xp, g, shape, axis, keepdims):
+    """Broadcast the gradient of a reduction over ``axis`` back to the input ``shape``."""
+    if not keepdims:
+        for a in norm_axes(axis, len(shape)):
+            g = xp.expand_dims(g, axis=a)
+    return xp.broadcast_to(g, tuple(shape))
+
+
+def along(axis, ndim, sl):
+    """An index tuple applying slice ``sl`` along ``axis`` (full slices elsewhere)."""
+    axis = axis % ndim
+    return (slice(None),) * axis + (sl, Ellipsis)
+
+
+def rev_cumsum(xp, g, axis):
+    """Reverse cumulative sum along ``axis``: out[i] = sum(g[i:])."""
+    return xp.flip(xp.cumulative_sum(xp.flip(g, axis=axis), axis=axis), axis=axis)
+
+
+def as_dtype(xp, mask, like):
+    """A boolean mask as the floating dtype of ``like``."""
+    return xp.astype(mask, like.dtype)
+
+
+def zeros_where(xp, cond, value):
+    """``value`` with zeros where ``cond`` holds (no NaN leaks from the masked side)."""
+    return xp.where(cond, xp.zeros_like(value), value)
+
+
+def segment_sum(xp, values, indices, n, axis):
+    """Scatter-add ``values`` into ``n`` slots along ``axis`` at 1-D integer ``indices``.
+
+    ``out[..., j, ...] = sum(values[..., k, ...] for k where indices[k] == j)``,
+    computed with sort + cumulative sum + searchsorted: standard functions only,
+    no data-dependent shapes (so it stays lazy), duplicates accumulate.
+    """
+    order = xp.argsort(indices, stable=True)
+    sidx = xp.take(indices, order)
+    sv = xp.take(values, order, axis=axis)
+    c = xp.cumulative_sum(sv, axis=axis, include_initial=True)
+    slots = xp.arange(n, dtype=indices.dtype)
+    lo = xp.searchsorted(sidx, slots, side="left")
+    hi = xp.searchsorted(sidx, slots, side="right")
+    return xp.take(c, hi, axis=axis) - xp.take(c, lo, axis=axis)

@@ -1,0 +1,214 @@
+"""The Fast Fourier Transform extension (array API standard 2025.12, "Fourier
+transform Functions"), exposed as :mod:`arrayflow.fft`.
+
+Each forward calls the backend namespace's ``fft`` extension function of the
+same name. ``fftfreq`` and ``rfftfreq`` are creation functions: they run on the
+current backend and default to arrayflow's default floating dtype (float32).
+"""
+
+from __future__ import annotations
+
+from .creation import _dev, default_float
+from ._registry import op
+
+__all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
+           "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift", "FFT"]
+
+_M = "arrayflow.fft"
+
+_ONE_DOC = """{summary}
+
+Parameters
+----------
+x : Tensor
+    Input ({inp}).
+n : int, optional
+    Length of the transformed axis of the {what}: ``x`` is zero-padded or
+    trimmed to it. Default: {default}.
+axis : int
+    Axis over which to compute the transform (default -1).
+norm : {{"backward", "ortho", "forward"}}
+    Normalization mode (default ``"backward"``).
+
+Returns
+-------
+Tensor
+    {ret}
+
+Source: array API standard 2025.12, ``fft.{name}``.
+"""
+
+_N_DOC = """{summary}
+
+Parameters
+----------
+x : Tensor
+    Input ({inp}).
+s : sequence of int, optional
+    Length of each transformed axis of the {what} (zero-padding or trimming).
+    Default: {default}.
+axes : sequence of int, optional
+    Axes over which to compute the transform (default: all, or the last
+    ``len(s)``).
+norm : {{"backward", "ortho", "forward"}}
+    Normalization mode (default ``"backward"``).
+
+Returns
+-------
+Tensor
+    {ret}
+
+Source: array API standard 2025.12, ``fft.{name}``.
+"""
+
+_CPLX = "complex floating; real input is promoted"
+_SAME = "the input's size along that axis"
+_SAME_N = "the input's sizes along ``axes``"
+_C_OUT = "Complex, the dtype of ``x`` (or the complex dtype matching a real ``x``)."
+_R_OUT = "Real floating, the precision of ``x``."
+_C_PREC = "Complex, the precision of ``x``."
+
+_ONE = {
+    "fft": ("One-dimensional discrete Fourier transform.", _CPLX, "input", _SAME, _C_OUT),
+    "ifft": ("One-dimensional inverse discrete Fourier transform.", _CPLX, "input", _SAME,
+             _C_OUT),
+    "rfft": ("One-dimensional discrete Fourier transform of real input (the non-negative "
+             "frequencies).", "real floating", "input", _SAME, _C_PREC),
+    "irfft": ("Inverse of :func:`rfft`: real signal from its non-negative frequencies.",
+              "complex floating", "output", "``2 * (m - 1)`` for input size ``m``", _R_OUT),
+    "hfft": ("Discrete Fourier transform of a signal with Hermitian symmetry (real "
+             "spectrum).", "complex floating", "output",
+             "``2 * (m - 1)`` for input size ``m``", _R_OUT),
+    "ihfft": ("Inverse of :func:`hfft`.", "real floating", "input", _SAME, _C_PREC),
+}
+_N = {
+    "fftn": ("N-dimensional discrete Fourier transform.", _CPLX, "input", _SAME_N, _C_OUT),
+    "ifftn": ("N-dimensional inverse discrete Fourier transform.", _CPLX, "input", _SAME_N,
+              _C_OUT),
+    "rfftn": ("N-dimensional discrete Fourier transform of real input.", "real floating",
+              "input", _SAME_N, _C_PREC),
+    "irfftn": ("Inverse of :func:`rfftn`.", "complex floating", "output",
+               "``2 * (m - 1)`` along the last axis, else the input's sizes", _R_OUT),
+}
+
+
+def _make_one(name, summary, inp, what, default, ret):
+    def forward(xp, x, /, *, n=None, axis=-1, norm="backward"):
+        return getattr(xp.fft, name)(x, n=n, axis=axis, norm=norm), (x.shape, n, axis, norm)
+
+    forward.__name__ = forward.__qualname__ = name
+    doc = _ONE_DOC.format(summary=summary, inp=inp, what=what, default=default, ret=ret,
+                          name=name)
+    return op(f"fft.{name}", module=_M, doc=doc)(forward)
+
+
+def _make_n(name, summary, inp, what, default, ret):
+    def forward(xp, x, /, *, s=None, axes=None, norm="backward"):
+        return getattr(xp.fft, name)(x, s=s, axes=axes, norm=norm), (x.shape, s, axes, norm)
+
+    forward.__name__ = forward.__qualname__ = name
+    doc = _N_DOC.format(summary=summary, inp=inp, what=what, default=default, ret=ret,
+                        name=name)
+    return op(f"fft.{name}", module=_M, doc=doc)(forward)
+
+
+for _name, _args in _ONE.items():
+    globals()[_name] = _make_one(_name, *_args)
+for _name, _args in _N.items():
+    globals()[_name] = _make_n(_name, *_args)
+
+
+@op("fft.fftfreq", module=_M, creation=True, differentiable=False)
+def fftfreq(backend, n, /, *, d=1.0, dtype=None, device=None):
+    """Sample frequencies of the discrete Fourier transform of a signal of length ``n``.
+
+    Parameters
+    ----------
+    n : int
+        Window length.
+    d : float
+        Sample spacing (default 1.0).
+    dtype : DType, optional
+        Real floating output dtype; default: arrayflow's default floating dtype.
+    device : optional
+        Backend device.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(n,)``: ``[0, 1, ..., n//2 - 1 + n%2, -(n//2), ..., -1] / (d * n)``.
+
+    Source: array API standard 2025.12, ``fft.fftfreq``.
+    """
+    return backend.xp.fft.fftfreq(n, d=d, dtype=dtype or default_float(backend),
+                                  **_dev(device))
+
+
+@op("fft.rfftfreq", module=_M, creation=True, differentiable=False)
+def rfftfreq(backend, n, /, *, d=1.0, dtype=None, device=None):
+    """Non-negative sample frequencies of :func:`rfft` for a signal of length ``n``.
+
+    Parameters
+    ----------
+    n : int
+        Window length.
+    d : float
+        Sample spacing (default 1.0).
+    dtype : DType, optional
+        Real floating output dtype; default: arrayflow's default floating dtype.
+    device : optional
+        Backend device.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(n//2 + 1,)``: ``[0, 1, ..., n//2] / (d * n)``.
+
+    Source: array API standard 2025.12, ``fft.rfftfreq``.
+    """
+    return backend.xp.fft.rfftfreq(n, d=d, dtype=dtype or default_float(backend),
+                                   **_dev(device))
+
+
+@op("fft.fftshift", module=_M)
+def fftshift(xp, x, /, *, axes=None):
+    """Shift the zero-frequency component to the center of the spectrum.
+
+    Parameters
+    ----------
+    x : Tensor
+    axes : int or sequence of int, optional
+        Axes to shift (default: all).
+
+    Returns
+    -------
+    Tensor
+        Shape and dtype of ``x``.
+
+    Source: array API standard 2025.12, ``fft.fftshift``.
+    """
+    return xp.fft.fftshift(x, axes=axes), (axes,)
+
+
+@op("fft.ifftshift", module=_M)
+def ifftshift(xp, x, /, *, axes=None):
+    """Inverse of :func:`fftshift` (they differ for odd lengths).
+
+    Parameters
+    ----------
+    x : Tensor
+    axes : int or sequence of int, optional
+        Axes to shift (default: all).
+
+    Returns
+    -------
+    Tensor
+        Shape and dtype of ``x``.
+
+    Source: array API standard 2025.12, ``fft.ifftshift``.
+    """
+    return xp.fft.ifftshift(x, axes=axes), (axes,)
+
+
+FFT = {n: globals()[n] for n in __all__ if n != "FFT"}
+"""The ``arrayflow.fft`` namespace: name -> public function."""

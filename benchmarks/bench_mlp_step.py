@@ -1,0 +1,145 @@
+"""One MLP training step (784-1024-1024-10, batch 512, float32, softmax cross-entropy, SGD):
+arrayflow on NumPy vs the same step written by hand in NumPy with manual gradients (the floor
+for any NumPy-based framework) vs PyTorch CPU. Medians and ratios from one run.
+
+Run: ``python benchmarks/bench_mlp_step.py [--steps 20]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+SIZES = (784, 1024, 1024, 10)
+BATCH = 512
+LR = 0.01
+
+
+def data(seed=0):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((BATCH, SIZES[0])).astype(np.float32)
+    y = rng.integers(0, SIZES[-1], BATCH)
+    ws = [(rng.standard_normal((i, o)) / np.sqrt(i)).astype(np.float32)
+          for i, o in zip(SIZES[:-1], SIZES[1:])]
+    bs = [np.zeros(o, dtype=np.float32) for o in SIZES[1:]]
+    return x, y, ws, bs
+
+
+def step_numpy():
+    import numpy as np
+
+    x, y, ws, bs = data()
+
+    def step():
+        acts = [x]
+        h = x
+        for i, (w, b) in enumerate(zip(ws, bs)):
+            h = h @ w + b
+            if i < len(ws) - 1:
+                h = np.maximum(h, 0)
+            acts.append(h)
+        z = h - h.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        loss = -np.log(p[np.arange(BATCH), y]).mean()
+        g = p
+        g[np.arange(BATCH), y] -= 1
+        g /= BATCH
+        for i in range(len(ws) - 1, -1, -1):
+            gw = acts[i].T @ g
+            gb = g.sum(axis=0)
+            if i:
+                g = (g @ ws[i].T) * (acts[i] > 0)
+            ws[i] -= LR * gw
+            bs[i] -= LR * gb
+        return loss
+    return step
+
+
+def step_arrayflow():
+    import arrayflow as af
+
+    x, y, ws, bs = data()
+    x, y = af.asarray(x), af.asarray(y)
+    ws = [af.asarray(w).requires_grad_() for w in ws]
+    bs = [af.asarray(b).requires_grad_() for b in bs]
+    params = ws + bs
+    yi = af.expand_dims(y, axis=1)
+
+    def step():
+        h = x
+        for i, (w, b) in enumerate(zip(ws, bs)):
+            h = h @ w + b
+            if i < len(ws) - 1:
+                h = af.maximum(h, 0.0)
+        z = h - af.max(h, axis=1, keepdims=True)
+        logp = z - af.log(af.sum(af.exp(z), axis=1, keepdims=True))
+        loss = -af.mean(af.take_along_axis(logp, yi, axis=1))
+        for p in params:
+            p.grad = None
+        loss.backward()
+        with af.no_grad():
+            for p in params:
+                p -= LR * p.grad
+        return loss
+    return step
+
+
+def step_torch():
+    import torch
+
+    x, y, ws, bs = data()
+    x, y = torch.from_numpy(x), torch.from_numpy(y)
+    ws = [torch.from_numpy(w).requires_grad_() for w in ws]
+    bs = [torch.from_numpy(b).requires_grad_() for b in bs]
+    params = ws + bs
+
+    def step():
+        h = x
+        for i, (w, b) in enumerate(zip(ws, bs)):
+            h = h @ w + b
+            if i < len(ws) - 1:
+                h = torch.relu(h)
+        loss = torch.nn.functional.cross_entropy(h, y)
+        for p in params:
+            p.grad = None
+        loss.backward()
+        with torch.no_grad():
+            for p in params:
+                p -= LR * p.grad
+        return loss
+    return step
+
+
+def median_ms(step, steps):
+    step()
+    times = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--steps", type=int, default=20)
+    args = p.parse_args(argv)
+    rows = {}
+    for name, make in (("numpy by hand", step_numpy), ("arrayflow (numpy)", step_arrayflow),
+                       ("pytorch cpu", step_torch)):
+        try:
+            rows[name] = median_ms(make(), args.steps)
+        except ImportError as e:
+            print(f"{name}: not installed ({e.name})")
+    print(f"MLP {'-'.join(map(str, SIZES))}, batch {BATCH}, float32, one SGD step")
+    print(f"{'implementation':<20} {'ms/step (median)':>17} {'arrayflow / it':>15}")
+    for name, ms in rows.items():
+        print(f"{name:<20} {ms:17.2f} {rows['arrayflow (numpy)'] / ms:15.2f}")
+
+
+if __name__ == "__main__":
+    main()

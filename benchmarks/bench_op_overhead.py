@@ -1,0 +1,104 @@
+"""Per-op autograd overhead on tiny tensors: arrayflow vs PyTorch CPU vs HIPS autograd.
+
+A chain of 1,000 element-wise ops (``x * 1.0001``, ``sin``, ``+ 0.1``, repeated) on a
+shape-(4,) float64 tensor, forward + backward. Prints the median time per op of each
+library and the ratios, all measured in this one run (machines here are noisy: only
+ratios from one run mean anything). NumPy's own forward call is the floor.
+
+Run: ``python benchmarks/bench_op_overhead.py [--repeat 15]``
+(needs the ``bench`` extra: ``pip install -e '.[bench]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+N_OPS = 1000
+
+
+def chain_arrayflow():
+    import arrayflow as af
+
+    def run():
+        x = af.asarray([0.1, 0.2, 0.3, 0.4], dtype=af.float64, requires_grad=True)
+        y = x
+        for _ in range(N_OPS // 3):
+            y = af.sin(y * 1.0001) + 0.1
+        y.sum().backward()
+        return x.grad
+    return run
+
+
+def chain_torch():
+    import torch
+
+    def run():
+        x = torch.tensor([0.1, 0.2, 0.3, 0.4], dtype=torch.float64, requires_grad=True)
+        y = x
+        for _ in range(N_OPS // 3):
+            y = torch.sin(y * 1.0001) + 0.1
+        y.sum().backward()
+        return x.grad
+    return run
+
+
+def chain_hips():
+    import autograd.numpy as anp
+    from autograd import grad
+
+    def f(x):
+        y = x
+        for _ in range(N_OPS // 3):
+            y = anp.sin(y * 1.0001) + 0.1
+        return anp.sum(y)
+
+    g = grad(f)
+
+    def run():
+        return g(anp.array([0.1, 0.2, 0.3, 0.4]))
+    return run
+
+
+def chain_numpy_forward():
+    import numpy as np
+
+    def run():
+        y = np.array([0.1, 0.2, 0.3, 0.4])
+        for _ in range(N_OPS // 3):
+            y = np.sin(y * 1.0001) + 0.1
+        return y
+    return run
+
+
+def median_us_per_op(run, repeat):
+    run()  # warm-up
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) / (3 * (N_OPS // 3)) * 1e6
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--repeat", type=int, default=15)
+    args = p.parse_args(argv)
+    rows = {}
+    for name, make in (("arrayflow", chain_arrayflow), ("pytorch", chain_torch),
+                       ("hips-autograd", chain_hips), ("numpy forward only", chain_numpy_forward)):
+        try:
+            rows[name] = median_us_per_op(make(), args.repeat)
+        except ImportError as e:
+            print(f"{name}: not installed ({e.name}); pip install -e '.[bench]'")
+    print(f"chain of {N_OPS} element-wise ops, shape (4,), float64, forward + backward")
+    print(f"{'library':<20} {'us/op (median)':>15} {'arrayflow / it':>15}")
+    for name, us in rows.items():
+        ratio = rows["arrayflow"] / us
+        print(f"{name:<20} {us:15.2f} {ratio:15.2f}")
+
+
+if __name__ == "__main__":
+    main()
