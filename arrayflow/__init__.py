@@ -49,6 +49,7 @@ from .ops.manipulation import *  # noqa: F403
 from .ops.reductions import *  # noqa: F403
 from .ops.searching import *  # noqa: F403
 from .tensor import Size, Tensor
+from .ops.creation import tensor  # the submodule import above rebound the name  # noqa: E402,I001
 from . import backends, fft, linalg, overrides, plugin  # noqa: E402,I001
 from . import autograd  # noqa: E402,I001
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,I001

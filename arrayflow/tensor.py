@@ -130,8 +130,46 @@ class Tensor:
 
     @classmethod
     def __arrayflow_function__(cls, func, types, args=(), kwargs=None):
-        """Default override: run ``func`` normally (see :mod:`arrayflow.overrides`)."""
-        return NotImplemented
+        """Default for Tensor subclasses: run ``func`` as for plain Tensors, return results
+        as ``cls`` (PyTorch's ``Tensor.__torch_function__`` since 1.7).
+
+        Returns ``NotImplemented`` when another type in ``types`` is not a superclass of
+        ``cls`` (that type gets its turn). Subclasses override it and call
+        ``super().__arrayflow_function__(...)`` to keep this behaviour.
+        """
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        from .overrides import DisableArrayflowFunctionSubclass
+
+        with DisableArrayflowFunctionSubclass():
+            result = func(*args, **(kwargs or {}))
+        return _convert(result, cls)
+
+    def as_subclass(self, cls: type) -> Tensor:
+        """This Tensor viewed as subclass ``cls``: same storage and autograd history.
+
+        ``cls.__init__`` is not called (PyTorch's ``as_subclass``).
+
+        Raises
+        ------
+        TypeError
+            If ``cls`` is not a Tensor subclass.
+        """
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(f"Tensor.as_subclass: expected a Tensor subclass, got {cls!r}")
+        t = object.__new__(cls)
+        t._init(self._cell.array, self._backend, self._cell)
+        t._requires_grad = self._requires_grad
+        t.grad_fn = self.grad_fn
+        t._output_nr = self._output_nr
+        if self.grad_fn is None and self._requires_grad:
+            t._grad_acc = self._get_grad_acc()
+        return t
+
+    def _get_grad_acc(self):
+        from .autograd.graph import grad_edge
+
+        return grad_edge(self)[0]
 
     # --- fields ----------------------------------------------------------------
     @property
@@ -687,6 +725,18 @@ class Tensor:
     def zero_(self) -> Tensor:
         """Fill in place with zeros."""
         return self.fill_(0)
+
+
+def _convert(obj, cls):
+    """Tensors in ``obj`` (also inside tuples and lists) as instances of ``cls``."""
+    if isinstance(obj, Tensor):
+        return obj if isinstance(obj, cls) else obj.as_subclass(cls)
+    if isinstance(obj, tuple):
+        items = [_convert(e, cls) for e in obj]
+        return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
+    if isinstance(obj, list):
+        return [_convert(e, cls) for e in obj]
+    return obj
 
 
 def _unwrap_key(key):

@@ -215,9 +215,13 @@ def _accumulate_leaf(leaf, g, create_graph):
         from ..ops.dtypes import astype
 
         gt = astype(gt, leaf.dtype)
+    cls = type(leaf)
+    if cls is not _registry.Tensor and _registry._subclass_dispatches(cls):
+        gt = gt if isinstance(gt, cls) else gt.as_subclass(cls)  # grads keep the subclass
     if leaf.grad is None:
         if not create_graph:
-            gt = gt.detach()
+            gt = gt.detach().as_subclass(cls) if cls is not _registry.Tensor and \
+                _registry._subclass_dispatches(cls) else gt.detach()
         leaf.grad = gt
     else:
         leaf.grad = leaf.grad + gt if create_graph else _as_tensor(

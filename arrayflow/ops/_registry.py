@@ -25,6 +25,7 @@ The public signature (``inspect.signature(af.exp)``) is the forward's minus
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 from typing import Any
 
@@ -39,6 +40,35 @@ OPS: dict[str, Op] = {}
 # Filled by arrayflow.tensor (dependency injection keeps imports flowing one way).
 Tensor: type = type(None)
 _override_hook = None  # arrayflow.overrides.handle, installed by arrayflow.overrides
+_mode_hook = None  # runs the innermost ArrayflowFunctionMode, installed by arrayflow.overrides
+_DISABLED_IMPL = object()  # arrayflow.overrides.disabled_arrayflow_function_impl
+
+
+class DispatchState:
+    """Dispatch switches of the current context: active modes, disabled dispatch."""
+
+    __slots__ = ("modes", "disable_subclass", "disable_all")
+
+    def __init__(self, modes=(), disable_subclass=False, disable_all=False):
+        self.modes = modes
+        self.disable_subclass = disable_subclass
+        self.disable_all = disable_all
+
+
+# None in the common case: one ContextVar read per call is the whole cost of the check.
+_dispatch_state: contextvars.ContextVar[DispatchState | None] = contextvars.ContextVar(
+    "arrayflow_dispatch_state", default=None)
+_subclass_cache: dict = {}
+
+
+def _subclass_dispatches(cls) -> bool:
+    """Whether instances of Tensor subclass ``cls`` go through ``__arrayflow_function__``."""
+    r = _subclass_cache.get(cls)
+    if r is None:
+        impl = cls.__arrayflow_function__
+        r = getattr(impl, "__func__", impl) is not _DISABLED_IMPL
+        _subclass_cache[cls] = r
+    return r
 # Installed by arrayflow.autograd: records a backward node for an op call.
 _record_hook = None
 _grad_enabled = bool  # replaced by the grad-mode ContextVar's getter
@@ -160,7 +190,7 @@ def _mismatch(op_: Op, a: _backend.Backend, b: _backend.Backend) -> BackendMisma
     )
 
 
-def _scan_seq(op_, seq, backend, overloaded, gi, i):
+def _scan_seq(op_, seq, backend, overloaded, gi, i, plain_sub=False, no_over=False):
     """Unwrap Tensors inside a list/tuple argument; returns (new_seq, backend).
 
     Tensors that require grad are appended to ``gi`` with position ``(i, j)``.
@@ -170,7 +200,7 @@ def _scan_seq(op_, seq, backend, overloaded, gi, i):
         te = type(e)
         if te in _PASS:
             continue
-        if isinstance(e, Tensor) and (te is Tensor or not _has_own_override(te)):
+        if isinstance(e, Tensor) and (te is Tensor or plain_sub or not _subclass_dispatches(te)):
             b = e._backend
             if backend is None:
                 backend = b
@@ -181,15 +211,11 @@ def _scan_seq(op_, seq, backend, overloaded, gi, i):
             out[j] = e._cell.array
             if e._requires_grad:
                 gi.append((e, (i, j)))
-        elif hasattr(te, "__arrayflow_function__"):
+        elif not no_over and hasattr(te, "__arrayflow_function__"):
             overloaded.append(e)
     if out is None:
         return seq, backend
     return (tuple(out) if type(seq) is tuple else out), backend
-
-
-def _has_own_override(cls) -> bool:
-    return cls.__arrayflow_function__ is not Tensor.__arrayflow_function__
 
 
 def _dispatch(op_: Op, args: tuple, kwargs: dict):
@@ -198,6 +224,11 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict):
     uargs = None
     has_dtype = False
     gi = []  # (Tensor, (param index, element index)) for inputs that require grad
+    st = _dispatch_state.get()
+    plain_sub = no_over = False
+    if st is not None:
+        plain_sub = st.disable_subclass or st.disable_all
+        no_over = st.disable_all
     for i, a in enumerate(args):
         t = type(a)
         if t is Tensor:
@@ -218,12 +249,12 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict):
         elif t is tuple or t is list:
             if overloaded is None:
                 overloaded = []
-            new, backend = _scan_seq(op_, a, backend, overloaded, gi, i)
+            new, backend = _scan_seq(op_, a, backend, overloaded, gi, i, plain_sub, no_over)
             if new is not a:
                 if uargs is None:
                     uargs = list(args)
                 uargs[i] = new
-        elif isinstance(a, Tensor) and not _has_own_override(t):
+        elif isinstance(a, Tensor) and (plain_sub or not _subclass_dispatches(t)):
             b = a._backend
             if backend is None:
                 backend = b
@@ -234,7 +265,7 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict):
             uargs[i] = a._cell.array
             if a._requires_grad:
                 gi.append((a, (i, None)))
-        elif hasattr(t, "__arrayflow_function__"):
+        elif not no_over and hasattr(t, "__arrayflow_function__"):
             if overloaded is None:
                 overloaded = []
             overloaded.append(a)
@@ -250,7 +281,8 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict):
         kwargs = dict(kwargs)
         for k, v in okwargs.items():
             t = type(v)
-            if t is Tensor or (isinstance(v, Tensor) and not _has_own_override(t)):
+            if t is Tensor or (isinstance(v, Tensor) and (
+                    plain_sub or not _subclass_dispatches(t))):
                 b = v._backend
                 if backend is None:
                     backend = b
@@ -261,10 +293,14 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict):
                     gi.append((v, (op_.param_index.get(k, -1), None)))
             elif t in _PASS or t is tuple:
                 continue
-            elif hasattr(t, "__arrayflow_function__"):
+            elif not no_over and hasattr(t, "__arrayflow_function__"):
                 if overloaded is None:
                     overloaded = []
                 overloaded.append(v)
+    if st is not None and st.modes and not no_over:
+        r = _mode_hook(op_, args, okwargs, overloaded)
+        if r is not NotImplemented:
+            return r
     if overloaded and _override_hook is not None:
         return _override_hook(op_, overloaded, args, okwargs)
     if backend is None:

@@ -212,3 +212,29 @@ def ifftshift(xp, x, /, *, axes=None):
 
 FFT = {n: globals()[n] for n in __all__ if n != "FFT"}
 """The ``arrayflow.fft`` namespace: name -> public function."""
+
+
+# --- VJPs ------------------------------------------------------------------------------------
+
+@fftshift.defvjp
+def _fftshift_vjp(xp, res, g):
+    (axes,) = res
+    return (xp.fft.ifftshift(g, axes=axes),)
+
+
+@ifftshift.defvjp
+def _ifftshift_vjp(xp, res, g):
+    (axes,) = res
+    return (xp.fft.fftshift(g, axes=axes),)
+
+
+def _complex_vjp(name):
+    def vjp(xp, res, g):
+        raise NotImplementedError(
+            f"arrayflow.fft.{name}: backward involves complex values, and complex autograd "
+            f"is not implemented yet (it is planned as its own feature)")
+    return vjp
+
+
+for _name in (*_ONE, *_N):
+    globals()[_name].defvjp(_complex_vjp(_name))

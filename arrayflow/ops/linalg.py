@@ -638,3 +638,15 @@ def _vector_norm_vjp(xp, res, g):
     safe = xp.where(ye == 0, xp.ones_like(ye), ye)
     d = x * xp.abs(x) ** (ord - 2) / safe ** (ord - 1)
     return (xp.where(ye == 0, zero, ge * d),)
+
+
+def _complex_only(name):
+    def vjp(xp, res, *gs):
+        raise NotImplementedError(
+            f"arrayflow.linalg.{name}: its outputs are complex, and complex autograd is not "
+            f"implemented yet (it is planned as its own feature)")
+    return vjp
+
+
+eig.defvjp(_complex_only("eig"))
+eigvals.defvjp(_complex_only("eigvals"))

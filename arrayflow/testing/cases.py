@@ -604,6 +604,8 @@ def _dtype_cases():
                                  kwargs={"copy": False}), label="same-no-copy"),
         OpCase("astype", _inputs(((3,), "float64"), extra=(D("complex128"),)),
                label="float-to-complex"),
+        OpCase("astype", _inputs(((2, 2), "float64"), extra=(D("float64"),)),
+               label="float64-copy"),
         OpCase("can_cast", _const(D("int8"), D("int16")), label="widen"),
         OpCase("can_cast", _const(D("float64"), D("float32")), label="narrow"),
         OpCase("can_cast", _const(D("uint8"), D("int8")), label="uint-to-int"),
@@ -640,7 +642,7 @@ _UNARY = {
     "asinh": (-2, 2, FLOATS),
     "atan": (-2, 2, FLOATS),
     "atanh": (-0.9, 0.9, FLOATS),
-    "conj": (-2, 2, ("complex64", "complex128")),
+    "conj": (-2, 2, ("float64", "complex64", "complex128")),  # real input: 2024.12
     "cos": (-3, 3, FLOATS + ("complex128",)),
     "cosh": (-2, 2, FLOATS),
     "exp": (-2, 2, FLOATS + ("complex128",)),
@@ -652,7 +654,7 @@ _UNARY = {
     "log10": (0.1, 3.0, FLOATS),
     "negative": (-2, 2, FLOATS + ("int32",)),
     "positive": (-2, 2, FLOATS + ("int8",)),
-    "real": (-2, 2, ("complex64", "complex128")),
+    "real": (-2, 2, ("float64", "complex64", "complex128")),  # real input: 2024.12
     "reciprocal": (0.5, 2.0, FLOATS),
     "sin": (-3, 3, FLOATS + ("complex128",)),
     "sinh": (-2, 2, FLOATS),
