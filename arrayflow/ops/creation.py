@@ -81,7 +81,7 @@ def arange(backend, start, /, stop=None, step=1, *, dtype=None, device=None):
     return backend.xp.arange(start, stop, step, dtype=dtype, **_dev(device))
 
 
-@op("asarray", creation=True, differentiable=False)
+@op("asarray", creation=True)
 def asarray(backend, obj, /, *, dtype=None, device=None, copy=None):
     """Convert ``obj`` (Tensor, array, Python scalar or nested sequence) to a Tensor.
 
@@ -100,6 +100,13 @@ def asarray(backend, obj, /, *, dtype=None, device=None, copy=None):
 
     Source: array API standard 2025.12, ``asarray``; PyTorch ``as_tensor``.
     """
+    y = _asarray(backend, obj, dtype, device, copy)
+    # Differentiable in its Tensor argument (PyTorch's as_tensor keeps the graph): the
+    # gradient flows back, cast to the input's dtype.
+    return y, (getattr(obj, "dtype", None) if backend.is_array(obj) else None,)
+
+
+def _asarray(backend, obj, dtype, device, copy):
     xp = backend.xp
     # Exact types: NumPy scalars (np.float64 subclasses float) are arrays here.
     other = None if type(obj) in _PYTHON_DATA else _backend.backend_of_array(obj)
@@ -125,13 +132,21 @@ def asarray(backend, obj, /, *, dtype=None, device=None, copy=None):
     return out
 
 
+
+@asarray.defvjp
+def _asarray_vjp(xp, res, g):
+    (in_dtype,) = res
+    if in_dtype is not None and g.dtype != in_dtype:
+        g = xp.astype(g, in_dtype)
+    return (g,)
+
 @op("tensor", creation=True, differentiable=False)
 def tensor(backend, data, /, *, dtype=None, device=None):
     """Copy ``data`` into a new Tensor (PyTorch ``torch.tensor``: always copies).
 
     Same defaults as :func:`asarray`; use ``asarray``/``as_tensor`` to avoid the copy.
     """
-    return asarray.forward(backend, data, dtype=dtype, device=device, copy=True)
+    return _asarray(backend, data, dtype, device, True)
 
 
 @op("empty", creation=True, differentiable=False)

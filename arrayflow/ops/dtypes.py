@@ -35,6 +35,8 @@ def can_cast(backend, from_, to, /):
 
     Source: array API standard 2025.12, ``can_cast``.
     """
+    if backend.is_array(from_):  # an array: its dtype (never its values; Dask stays lazy)
+        from_ = from_.dtype
     return backend.xp.can_cast(from_, to)
 
 
@@ -89,7 +91,7 @@ def finfo(backend, type, /):
 
     Source: array API standard 2025.12, ``finfo``.
     """
-    f = backend.xp.finfo(type)
+    f = backend.xp.finfo(type.dtype if backend.is_array(type) else type)
     return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
                         float(f.smallest_normal), backend.arrayflow_dtype(f.dtype))
 
@@ -100,7 +102,7 @@ def iinfo(backend, type, /):
 
     Source: array API standard 2025.12, ``iinfo``.
     """
-    f = backend.xp.iinfo(type)
+    f = backend.xp.iinfo(type.dtype if backend.is_array(type) else type)
     return iinfo_object(int(f.bits), int(f.max), int(f.min), backend.arrayflow_dtype(f.dtype))
 
 

@@ -8,8 +8,8 @@ current backend and default to arrayflow's default floating dtype (float32).
 
 from __future__ import annotations
 
-from .creation import _dev, default_float
 from ._registry import op
+from .creation import _dev, default_float
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
            "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift", "FFT"]
@@ -112,10 +112,16 @@ def _make_n(name, summary, inp, what, default, ret):
     return op(f"fft.{name}", module=_M, doc=doc)(forward)
 
 
-for _name, _args in _ONE.items():
-    globals()[_name] = _make_one(_name, *_args)
-for _name, _args in _N.items():
-    globals()[_name] = _make_n(_name, *_args)
+fft = _make_one("fft", *_ONE["fft"])
+ifft = _make_one("ifft", *_ONE["ifft"])
+rfft = _make_one("rfft", *_ONE["rfft"])
+irfft = _make_one("irfft", *_ONE["irfft"])
+hfft = _make_one("hfft", *_ONE["hfft"])
+ihfft = _make_one("ihfft", *_ONE["ihfft"])
+fftn = _make_n("fftn", *_N["fftn"])
+ifftn = _make_n("ifftn", *_N["ifftn"])
+rfftn = _make_n("rfftn", *_N["rfftn"])
+irfftn = _make_n("irfftn", *_N["irfftn"])
 
 
 @op("fft.fftfreq", module=_M, creation=True, differentiable=False)

@@ -9,11 +9,21 @@ be built from the standard raise ``NotImplementedError`` naming the backend.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ._registry import op
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot", "LINALG"]
 
 _L = "arrayflow.linalg"
+
+
+class SVDResult(NamedTuple):
+    """``linalg.svd``'s result (array API standard 2025.12)."""
+
+    U: object
+    S: object
+    Vh: object
 
 
 @op("matmul")
@@ -86,8 +96,9 @@ def cross(xp, x1, x2, /, *, axis=-1):
     fn = getattr(xp.linalg, "cross", None)
     if fn is not None:
         return fn(x1, x2, axis=axis), (x1, x2, axis)
-    a = [xp.take(x1, xp.asarray([i]), axis=axis) for i in range(3)]
-    b = [xp.take(x2, xp.asarray([i]), axis=axis) for i in range(3)]
+    nd1, nd2 = x1.ndim, x2.ndim
+    a = [x1[(slice(None),) * (axis % nd1) + (slice(i, i + 1), Ellipsis)] for i in range(3)]
+    b = [x2[(slice(None),) * (axis % nd2) + (slice(i, i + 1), Ellipsis)] for i in range(3)]
     y = xp.concat([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
                    a[0] * b[1] - a[1] * b[0]], axis=axis)
     return y, (x1, x2, axis)
@@ -254,8 +265,9 @@ def svd(xp, x, /, *, full_matrices=True):
 
     Source: array API 2025.12, ``linalg.svd``.
     """
-    res = _la(xp, "svd")(x, full_matrices=full_matrices)
-    return res, (tuple(res), full_matrices)
+    U, S, Vh = _la(xp, "svd")(x, full_matrices=full_matrices)
+    res = SVDResult(U, S, Vh)  # the standard's named tuple on every backend
+    return res, ((U, S, Vh), full_matrices)
 
 
 @op("linalg.svdvals", module=_L)

@@ -140,6 +140,8 @@ def repeat(xp, x, repeats, /, *, axis=None):
 
     Source: array API standard 2025.12, ``repeat`` (PyTorch ``repeat_interleave``).
     """
+    if axis is None:  # flatten here: not every backend accepts axis=None (Dask)
+        return xp.repeat(xp.reshape(x, (-1,)), repeats, axis=0), (x.shape, repeats, axis)
     return xp.repeat(x, repeats, axis=axis), (x.shape, repeats, axis)
 
 
@@ -209,6 +211,8 @@ def take(xp, x, indices, /, *, axis=None):
 
     Source: array API standard 2025.12, ``take``.
     """
+    if axis is None and x.ndim == 1:  # the standard allows None for 1-D; Dask does not
+        return xp.take(x, indices, axis=0), (x.shape, indices, axis)
     return xp.take(x, indices, axis=axis), (x.shape, indices, axis)
 
 

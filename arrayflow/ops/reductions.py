@@ -110,17 +110,27 @@ def any(xp, x, /, *, axis=None, keepdims=False):
 def diff(xp, x, /, *, axis=-1, n=1, prepend=None, append=None):
     """``n``-th forward difference along ``axis``, with optional ``prepend``/``append``.
 
-    ``prepend``/``append`` are only passed on when given (NumPy's ``diff`` reads
-    ``None`` as data).
+    ``prepend``/``append`` are joined to ``x`` with ``concat`` here rather than
+    handed to the backend (NumPy's ``diff`` reads ``None`` as data; Dask's
+    computes them); a 0-d or Python scalar one counts as one slice along ``axis``.
 
     Source: array API standard 2025.12, ``diff``.
     """
-    kw = {}
-    if prepend is not None:
-        kw["prepend"] = prepend
-    if append is not None:
-        kw["append"] = append
-    return xp.diff(x, axis=axis, n=n, **kw), (x.shape, axis, n, prepend, append)
+    y = x
+    if prepend is not None or append is not None:
+        parts = [_diff_edge(xp, prepend, x, axis), x, _diff_edge(xp, append, x, axis)]
+        y = xp.concat([p for p in parts if p is not None], axis=axis)
+    return xp.diff(y, axis=axis, n=n), (x.shape, axis, n, prepend, append)
+
+
+def _diff_edge(xp, v, x, axis):
+    if v is None or getattr(v, "ndim", 0):
+        return v
+    shape = list(x.shape)
+    shape[axis] = 1
+    if not hasattr(v, "ndim"):
+        v = xp.asarray(v, dtype=x.dtype)
+    return xp.broadcast_to(v, tuple(shape))
 
 
 # --- VJPs ------------------------------------------------------------------------------------

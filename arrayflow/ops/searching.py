@@ -45,7 +45,9 @@ def searchsorted(xp, x1, x2, /, *, side="left", sorter=None):
 
     Source: array API standard 2025.12, ``searchsorted``.
     """
-    return xp.searchsorted(x1, x2, side=side, sorter=sorter)
+    if sorter is not None:  # not every backend takes ``sorter`` (Dask): sort first
+        x1 = xp.take(x1, sorter)
+    return xp.searchsorted(x1, x2, side=side)
 
 
 @op("where")
@@ -73,7 +75,8 @@ def sort(xp, x, /, *, axis=-1, descending=False, stable=True):
 @op("isin", differentiable=False)
 def isin(xp, x1, x2, /, *, invert=False):
     """Whether each element of ``x1`` occurs in ``x2``. Source: array API 2025.12."""
-    return xp.isin(x1, x2, invert=invert)
+    out = xp.isin(x1, x2)  # ``invert`` applied here: array_api_strict 2.6 ignores it
+    return xp.logical_not(out) if invert else out
 
 
 @op("unique_all", differentiable=False, out="tuple")

@@ -78,7 +78,7 @@ def D(name: str) -> DTypeArg:  # noqa: N802 - short marker used all over the tab
 
 NON_DIFFERENTIABLE = frozenset({
     # creation: new data, no inputs to differentiate
-    "arange", "asarray", "tensor", "empty", "zeros", "ones", "full", "eye", "linspace",
+    "arange", "tensor", "empty", "zeros", "ones", "full", "eye", "linspace",
     "empty_like", "zeros_like", "ones_like", "full_like", "from_dlpack",
     "randn", "rand", "randint", "randperm",
     # dtype queries
@@ -517,6 +517,7 @@ def _creation_cases():
         OpCase("asarray", _const([1.5, -2.5]), lambda o: np.asarray(o, dtype=f32),
                "float-list-default"),
         OpCase("asarray", _const([True, False]), label="bool-list"),
+        OpCase("asarray", _inputs(((2, 3), "float64")), label="float64-tensor"),
         OpCase("asarray", _const(2.5), lambda o: np.asarray(o, dtype=f32), "float-scalar"),
         OpCase("asarray", _const(1 + 2j), lambda o: np.asarray(o, dtype="complex64"),
                "complex-scalar"),
@@ -619,12 +620,12 @@ def _dtype_cases():
                label="three"),
         OpCase("finfo", _const(D("float32")), values=False, check=_check_finfo, label="float32"),
         OpCase("finfo", _const(D("float64")), values=False, check=_check_finfo, label="float64"),
-        OpCase("finfo", _inputs(((2,), "float32")), values=False, check=_check_finfo,
-               label="tensor"),
+        OpCase("finfo", _inputs(((2,), "float32")), lambda x: np.finfo(x.dtype), values=False,
+               check=_check_finfo, label="tensor"),
         OpCase("iinfo", _const(D("int8")), values=False, check=_check_iinfo, label="int8"),
         OpCase("iinfo", _const(D("uint64")), values=False, check=_check_iinfo, label="uint64"),
-        OpCase("iinfo", _inputs(((2,), "int32")), values=False, check=_check_iinfo,
-               label="tensor"),
+        OpCase("iinfo", _inputs(((2,), "int32")), lambda x: np.iinfo(x.dtype), values=False,
+               check=_check_iinfo, label="tensor"),
         OpCase("isdtype", _const(D("float32"), "real floating"), label="kind"),
         OpCase("isdtype", _const(D("int8"), ("unsigned integer", "bool")), label="tuple"),
         OpCase("isdtype", _const(D("complex64"), D("complex64")), label="dtype"),

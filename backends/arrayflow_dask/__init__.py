@@ -25,9 +25,9 @@ class DaskBackend(Backend):
         return self.options.get("chunks", "auto")
 
     def load_namespace(self):
-        import array_api_compat.dask.array as xp
+        import array_api_compat.dask.array as compat
 
-        return xp
+        return _patched_namespace(compat)
 
     def dtype_from_name(self, name):
         import numpy as np
@@ -85,3 +85,72 @@ class DaskBackend(Backend):
             f"<dask array shape={tuple(array.shape)} dtype={array.dtype} "
             f"chunksize={tuple(array.chunksize)}>"
         )
+
+
+def _patched_namespace(compat):
+    """array-api-compat's Dask namespace with Dask's gaps and bugs mended.
+
+    A copy (module objects keep their ``__name__``, so array-api-compat and
+    array-api-extra still recognise it as Dask's) in which:
+
+    - ``eye(n, m, k=k)`` is built from comparisons (dask 2026.8's ``da.eye`` with
+      ``k != 0`` fails to compute: "Missing dependency");
+    - ``linalg.cholesky(x, upper=...)`` passes ``lower=not upper`` (the wrapper
+      forwards ``upper`` to ``da.linalg.cholesky``, whose default is the upper factor);
+    - ``linspace`` accepts complex endpoints (``da.linspace`` calls ``float()``);
+    - ``linalg.svdvals`` and ``linalg.matrix_rank`` use ``da.linalg.svd`` on the tall
+      orientation (Dask has no ``full_matrices=True`` and no ``compute_uv``).
+    """
+    import types
+
+    import dask.array as da
+
+    ns = types.ModuleType(compat.__name__)
+    ns.__dict__.update(vars(compat))
+    la = types.ModuleType(compat.linalg.__name__)
+    la.__dict__.update(vars(compat.linalg))
+    ns.linalg = la
+
+    def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, **kwargs):
+        n_cols = n_rows if n_cols is None else n_cols
+        rows = da.arange(n_rows)[:, None]
+        cols = da.arange(n_cols)[None, :]
+        return (cols - rows == k).astype(dtype if dtype is not None else "float64")
+
+    def cholesky(x, /, *, upper=False):
+        return da.linalg.cholesky(x, lower=not upper)
+
+    def svdvals(x, /):
+        if x.ndim != 2:
+            raise NotImplementedError(
+                "arrayflow (dask backend): linalg.svdvals supports 2-D arrays only")
+        if x.shape[0] < x.shape[1]:
+            x = x.T
+        if x.numblocks[1] != 1:
+            x = x.rechunk({1: -1})
+        return da.linalg.svd(x)[1]
+
+    def matrix_rank(x, /, *, rtol=None):
+        s = svdvals(x)
+        if rtol is None:
+            import numpy as np
+
+            rtol = max(x.shape[-2:]) * np.finfo(x.dtype).eps
+        return da.count_nonzero(s > rtol * s.max())
+
+    def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, **kwargs):
+        if isinstance(start, complex) or isinstance(stop, complex):
+            # da.linspace calls float() on the endpoints
+            div = (num - 1) if endpoint else num
+            step = (stop - start) / div if div > 0 else 0
+            out = start + da.arange(num) * step
+            return out.astype(dtype) if dtype is not None else out
+        return compat.linspace(start, stop, num, dtype=dtype, device=device,
+                               endpoint=endpoint, **kwargs)
+
+    ns.eye = eye
+    ns.linspace = linspace
+    la.cholesky = cholesky
+    la.svdvals = svdvals
+    la.matrix_rank = matrix_rank
+    return ns
