@@ -13,7 +13,15 @@ the first time that backend is used.
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
 
-from . import _dtypes
+from . import (  # noqa: E402,I001
+    _dtypes,
+    autograd,  # noqa: E402,I001
+    backends,
+    fft,
+    linalg,
+    overrides,
+    plugin,
+)
 from ._backend import (
     BackendMismatchError,
     BackendUnavailableError,
@@ -41,7 +49,9 @@ from ._dtypes import (
     uint64,
 )
 from ._info import __array_namespace_info__
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,I001
 from .ops.creation import *  # noqa: F403
+from .ops.creation import tensor  # the submodule import above rebound the name  # noqa: E402,I001
 from .ops.dtypes import *  # noqa: F403
 from .ops.elementwise import *  # noqa: F403
 from .ops.linalg import matmul, matrix_transpose, tensordot, vecdot
@@ -49,10 +59,6 @@ from .ops.manipulation import *  # noqa: F403
 from .ops.reductions import *  # noqa: F403
 from .ops.searching import *  # noqa: F403
 from .tensor import Size, Tensor
-from .ops.creation import tensor  # the submodule import above rebound the name  # noqa: E402,I001
-from . import backends, fft, linalg, overrides, plugin  # noqa: E402,I001
-from . import autograd  # noqa: E402,I001
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,I001
 
 # Constants (array API standard 2025.12, "Constants").
 e = 2.718281828459045
@@ -89,6 +95,6 @@ unbind = unstack  # noqa: F405
 repeat_interleave = repeat  # noqa: F405
 
 
-def is_tensor(obj) -> "builtins.bool":  # noqa: F821
+def is_tensor(obj):
     """True if ``obj`` is an arrayflow Tensor (PyTorch ``is_tensor``)."""
     return isinstance(obj, Tensor)

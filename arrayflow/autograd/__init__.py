@@ -41,8 +41,8 @@ def _seq(x):
 
 
 def _root_grads(fname, outputs, grads):
-    from ..ops.creation import ones_like
     from ..ops._registry import Tensor
+    from ..ops.creation import ones_like
 
     if grads is None:
         grads = (None,) * len(outputs)

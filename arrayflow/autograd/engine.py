@@ -105,7 +105,7 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
     needed = _needed(seen, {n for n, _ in targets}) if capture and targets else None
 
     buffers: dict = {}
-    for (node, nr), g, t in zip(root_edges, root_grads, roots):
+    for (node, nr), g in zip(root_edges, root_grads):
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * node._n_out

@@ -210,8 +210,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
 
     Source: ``torch.autograd.gradgradcheck``.
     """
-    from . import grad as _grad
     from ..ops.creation import randn
+    from . import grad as _grad
 
     inputs = _as_tuple(inputs)
     outs = _outputs(func, inputs)

@@ -311,7 +311,6 @@ LINALG = {
 # Sources: Giles, "An extended collection of matrix derivative results" (2008); Townsend,
 # "Differentiating the singular value decomposition" (2016); PyTorch FunctionsManual.cpp.
 
-from ._vjp_util import norm_axes as _norm_axes  # noqa: E402
 from ._vjp_util import sum_to_shape as _sum_to  # noqa: E402
 from ._vjp_util import unreduce as _unreduce  # noqa: E402
 
