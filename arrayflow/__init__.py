@@ -10,6 +10,8 @@ Importing arrayflow imports no array library; a backend's library is imported
 the first time that backend is used.
 """
 
+import sys as _sys
+
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
 
@@ -51,7 +53,6 @@ from ._dtypes import (
 from ._info import __array_namespace_info__
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,I001
 from .ops.creation import *  # noqa: F403
-from .ops.creation import tensor  # the submodule import above rebound the name  # noqa: E402,I001
 from .ops.dtypes import *  # noqa: F403
 from .ops.elementwise import *  # noqa: F403
 from .ops.linalg import matmul, matrix_transpose, tensordot, vecdot
@@ -75,6 +76,9 @@ long = int64
 half = None  # float16 is not an array API dtype
 del half
 as_tensor = asarray  # noqa: F405
+# ``from .tensor import ...`` above bound the submodule to the name ``tensor``: rebind it
+# to the function (torch.tensor).
+tensor = _sys.modules[__name__ + ".ops.creation"].tensor
 mul = multiply  # noqa: F405
 sub = subtract  # noqa: F405
 div = divide  # noqa: F405
