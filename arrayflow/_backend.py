@@ -314,7 +314,9 @@ def _backend_class(name: str) -> type[Backend]:
         raise ValueError(
             f"arrayflow: unknown backend {name!r}; available backends: {', '.join(names())}"
         ) from None
-    if isinstance(entry, metadata.EntryPoint):
+    if not isinstance(entry, type) and hasattr(entry, "load"):
+        # any EntryPoint flavour: once dask imports importlib_metadata, the stdlib's
+        # entry_points() returns that package's EntryPoint class
         entry = entry.load()
         if not (isinstance(entry, type) and issubclass(entry, Backend)):
             raise TypeError(
@@ -436,7 +438,7 @@ def backend_of_array(obj: Any) -> Backend | None:
             continue
         cls = _registered[name]
         module = getattr(cls, "array_module", None) if isinstance(cls, type) else None
-        if module is None and isinstance(cls, metadata.EntryPoint):
+        if module is None and not isinstance(cls, type):
             continue
         if module and module in sys.modules:
             b = _instance(name, {})

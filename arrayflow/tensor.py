@@ -438,16 +438,51 @@ class Tensor:
         return _m.getitem(self, key)
 
     def __setitem__(self, key, value) -> None:
-        """``x[key] = value`` in place; bumps the version counter."""
+        """``x[key] = value`` in place; bumps the version counter.
+
+        Differentiable: when ``x`` or ``value`` requires grad, ``x`` takes the history
+        of ``index_put(x, key, value)`` (PyTorch's ``CopySlices``).
+
+        Raises
+        ------
+        RuntimeError
+            On a leaf that requires grad while grad mode is on (PyTorch's rule).
+        """
         import array_api_extra as xpx
 
-        key = _unwrap_key(key)
         if isinstance(value, Tensor):
             self._check_same_backend("__setitem__", value)
+        if self._records_inplace(value):
+            self._check_leaf_inplace("__setitem__")
+            result = _m.index_put(self, key, value)
+            self._assign(result._cell.array)
+            self._rebase(result)
+            return
+        key = _unwrap_key(key)
+        if isinstance(value, Tensor):
             value = value._cell.array
         arr = self._cell.array
         self._cell.array = xpx.at(arr, key).set(value, xp=self._backend.xp)
         self._cell.version += 1
+
+    def _records_inplace(self, other) -> builtins.bool:
+        from .autograd.grad_mode import is_grad_enabled_fast
+
+        return (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) \
+            and is_grad_enabled_fast()
+
+    def _check_leaf_inplace(self, name):
+        if self._requires_grad and self.grad_fn is None:
+            raise RuntimeError(
+                f"Tensor.{name}: a leaf Tensor that requires grad is being used in an in-place "
+                f"operation; do it under af.no_grad() or on .data / .detach()")
+
+    def _rebase(self, result):
+        """Give this Tensor the autograd history of ``result`` (after an in-place write)."""
+        if result.grad_fn is not None:
+            self.grad_fn = result.grad_fn
+            self._output_nr = result._output_nr
+            self._requires_grad = True
 
     def _assign(self, new_array) -> Tensor:
         """Overwrite every element with ``new_array`` in place; bumps the version."""
@@ -461,6 +496,9 @@ class Tensor:
         return self
 
     def _inplace(self, fn, other, name) -> Tensor:
+        records = self._records_inplace(other)
+        if records:
+            self._check_leaf_inplace(name)
         result = fn(self, other)
         if result.dtype is not self.dtype:
             raise TypeError(
@@ -470,7 +508,10 @@ class Tensor:
             raise ValueError(
                 f"Tensor.{name}: the result shape {result.shape} of an in-place operation "
                 f"must equal the Tensor's shape {self.shape}")
-        return self._assign(result._cell.array)
+        self._assign(result._cell.array)
+        if records:
+            self._rebase(result)
+        return self
 
     # --- repr ----------------------------------------------------------------------
     def __repr__(self) -> str:

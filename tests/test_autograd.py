@@ -547,3 +547,31 @@ def test_gradcheck_reports_mismatch():
     with pytest.warns(UserWarning, match="float64"):
         gradcheck(lambda t: t * 2, (af.ones(2, requires_grad=True),), eps=1e-2, atol=1e-2,
                   rtol=1e-2)
+
+
+def test_inplace_operations_are_differentiable():
+    x = af.asarray([1.0, 2.0, 3.0], dtype=af.float64, requires_grad=True)
+    y = x * 1
+    y *= 3  # mul saves only what the wanted gradient needs: no false version error
+    y += x
+    y[1] = 0.0
+    assert type(y.grad_fn).__name__ == "IndexPutBackward"
+    y.sum().backward()
+    assert x.grad.tolist() == [4.0, 0.0, 4.0]
+    v = af.asarray([5.0], dtype=af.float64, requires_grad=True)
+    z = af.zeros(3, dtype=af.float64)
+    z[0:1] = v * 2
+    z.sum().backward()
+    assert v.grad.tolist() == [2.0]
+
+
+def test_inplace_on_leaf_requiring_grad_raises_and_changes_nothing():
+    x = af.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Tensor that requires grad"):
+        x += 1
+    with pytest.raises(RuntimeError, match="leaf Tensor that requires grad"):
+        x[0] = 3.0
+    assert x.tolist() == [1.0, 1.0] and x._version == 0
+    with af.no_grad():
+        x += 1
+    assert x.tolist() == [2.0, 2.0] and x.grad_fn is None

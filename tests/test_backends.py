@@ -262,3 +262,14 @@ def test_third_party_backend_registers_through_entry_point(tmp_path):
 def test_register_backend_rejects_non_backend():
     with pytest.raises(TypeError, match="Backend subclass"):
         af.backends.register_backend("bad", object)
+
+
+def test_entry_points_load_after_importlib_metadata_backport_is_imported():
+    # dask imports importlib_metadata, which changes the EntryPoint class the stdlib returns
+    code = ("import importlib_metadata, dask, arrayflow as af\n"
+            "with af.use_backend('dask'):\n"
+            "    print(af.ones(2).backend.name)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=_env())
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "dask"

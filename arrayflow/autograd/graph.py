@@ -265,6 +265,10 @@ def record(op_, backend, outputs, res, grad_inputs):
     node._hooks = None
     node._trace = traceback.extract_stack()[:-3] if anomaly_state["enabled"] else None
     node.op = op_
+    rn = op_.res_needs
+    if rn is not None and res:
+        wanted = {p[0] for _, p in grad_inputs}
+        res = tuple(None if k in rn and not (rn[k] & wanted) else r for k, r in enumerate(res))
     node.res = res
     node.backend = backend
     to_af = backend.arrayflow_dtype

@@ -119,6 +119,7 @@ class Op:
         self.forward = forward
         self.vjp = None
         self.vjp_needs = False
+        self.res_needs = None  # {residual index: param indices whose grads need it}
         self.differentiable = differentiable
         self.creation = creation
         self.out = out

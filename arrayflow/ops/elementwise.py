@@ -151,8 +151,22 @@ def _make_unary(name, summary, differentiable):
               doc=_UNARY_DOC.format(summary=summary, name=name))(forward)
 
 
+# Binary ops whose VJP needs only the operands' shapes (no arrays kept alive).
+_SHAPES_ONLY = frozenset({"add", "subtract"})
+# Ops whose VJP for one operand needs the other operand's values: (x1, x2, shape1, shape2).
+_CROSS = frozenset({"multiply", "divide"})
+
+
 def _make_binary(name, summary, differentiable):
-    if differentiable:
+    if name in _SHAPES_ONLY:
+        def forward(xp, x1, x2, /):
+            return getattr(xp, name)(x1, x2), (getattr(x1, "shape", None),
+                                               getattr(x2, "shape", None))
+    elif name in _CROSS:
+        def forward(xp, x1, x2, /):
+            return getattr(xp, name)(x1, x2), (x1, x2, getattr(x1, "shape", None),
+                                               getattr(x2, "shape", None))
+    elif differentiable:
         def forward(xp, x1, x2, /):
             return getattr(xp, name)(x1, x2), (x1, x2)
     else:
@@ -282,10 +296,41 @@ def _extremum_vjp(xp, x1, x2, g, sign):
     return g1, (g - g1) if _is_array(x2) else None
 
 
-_b("add")(lambda xp, x1, x2, g: (g, g))
-_b("subtract")(lambda xp, x1, x2, g: (g, -g))
-_b("multiply")(lambda xp, x1, x2, g: (g * x2, g * x1))
-_b("divide")(lambda xp, x1, x2, g: (g / x2, -g * x1 / (x2 * x2)))
+# The table-made ops used by name below (explicit, so linters see them).
+add, subtract, multiply, divide = (globals()[n] for n in ("add", "subtract", "multiply",
+                                                           "divide"))
+
+
+@add.defvjp
+def _add_vjp(xp, res, g):
+    s1, s2 = res
+    return _sum_to(xp, g, s1), _sum_to(xp, g, s2)
+
+
+@subtract.defvjp
+def _subtract_vjp(xp, res, g):
+    s1, s2 = res
+    return _sum_to(xp, g, s1), (None if s2 is None else _sum_to(xp, -g, s2))
+
+
+# Residual k is only kept when a gradient that needs it is wanted (PyTorch saves ``other``
+# for ``self``'s gradient only): less memory, and ``y *= 2`` does not trip version checks.
+multiply.res_needs = {0: {1}, 1: {0}}
+divide.res_needs = {0: {1}}
+
+
+@multiply.defvjp
+def _multiply_vjp(xp, res, g, needs=(0, 1)):
+    x1, x2, s1, s2 = res
+    return (_sum_to(xp, g * x2, s1) if 0 in needs and s1 is not None else None,
+            _sum_to(xp, g * x1, s2) if 1 in needs and s2 is not None else None)
+
+
+@divide.defvjp
+def _divide_vjp(xp, res, g, needs=(0, 1)):
+    x1, x2, s1, s2 = res
+    return (_sum_to(xp, g / x2, s1) if 0 in needs and s1 is not None else None,
+            _sum_to(xp, -g * x1 / (x2 * x2), s2) if 1 in needs and s2 is not None else None)
 _b("atan2")(lambda xp, x1, x2, g: (g * x2 / (x1 * x1 + x2 * x2),
                                     -g * x1 / (x1 * x1 + x2 * x2)))
 _b("hypot")(lambda xp, x1, x2, g: (g * x1 / xp.hypot(x1, x2), g * x2 / xp.hypot(x1, x2)))

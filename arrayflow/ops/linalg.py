@@ -33,7 +33,7 @@ def matmul(xp, x1, x2, /):
     1-D operands are promoted to matrices and the added dimension removed.
     Source: array API standard 2025.12, ``matmul`` (PyTorch ``mm``/``matmul``).
     """
-    return xp.matmul(x1, x2), (x1, x2)
+    return xp.matmul(x1, x2), (x1, x2, x1.shape, x2.shape)
 
 
 @op("matrix_transpose")
@@ -319,24 +319,32 @@ def _mT(xp, a):
     return xp.matrix_transpose(a)
 
 
+matmul.res_needs = {0: {1}, 1: {0}}
+
+
 @matmul.defvjp
 def _matmul_vjp(xp, res, g, needs=(0, 1)):
-    a, b = res
-    if a.ndim >= 2 and b.ndim >= 2:  # the common case: skip products nobody needs
-        return (_sum_to(xp, xp.matmul(g, _mT(xp, b)), a.shape) if 0 in needs else None,
-                _sum_to(xp, xp.matmul(_mT(xp, a), g), b.shape) if 1 in needs else None)
-    if a.ndim == 1 and b.ndim == 1:
-        return g * b, g * a
-    if a.ndim == 1:  # (k,) @ (..., k, n) -> (..., n)
-        ga = xp.matmul(xp.expand_dims(g, axis=-2), _mT(xp, b))[..., 0, :]
-        gb = xp.expand_dims(a, axis=-1) * xp.expand_dims(g, axis=-2)
-        return _sum_to(xp, ga, a.shape), _sum_to(xp, gb, b.shape)
-    if b.ndim == 1:  # (..., m, k) @ (k,) -> (..., m)
-        ga = xp.expand_dims(g, axis=-1) * b
-        gb = xp.matmul(_mT(xp, a), xp.expand_dims(g, axis=-1))[..., 0]
-        return _sum_to(xp, ga, a.shape), _sum_to(xp, gb, b.shape)
-    return (_sum_to(xp, xp.matmul(g, _mT(xp, b)), a.shape),
-            _sum_to(xp, xp.matmul(_mT(xp, a), g), b.shape))
+    # An operand is None when only the other's gradient is wanted (res_needs): a's gradient
+    # needs b, b's gradient needs a, in every branch.
+    a, b, sa, sb = res
+    want_a, want_b = 0 in needs, 1 in needs
+    if len(sa) >= 2 and len(sb) >= 2:  # the common case
+        return (_sum_to(xp, xp.matmul(g, _mT(xp, b)), sa) if want_a else None,
+                _sum_to(xp, xp.matmul(_mT(xp, a), g), sb) if want_b else None)
+    if len(sa) == 1 and len(sb) == 1:
+        return (g * b if want_a else None, g * a if want_b else None)
+    if len(sa) == 1:  # (k,) @ (..., k, n) -> (..., n)
+        ga = gb = None
+        if want_a:
+            ga = _sum_to(xp, xp.matmul(xp.expand_dims(g, axis=-2), _mT(xp, b))[..., 0, :], sa)
+        if want_b:
+            gb = _sum_to(xp, xp.expand_dims(a, axis=-1) * xp.expand_dims(g, axis=-2), sb)
+        return ga, gb
+    # (..., m, k) @ (k,) -> (..., m)
+    ga = _sum_to(xp, xp.expand_dims(g, axis=-1) * b, sa) if want_a else None
+    gb = _sum_to(xp, xp.matmul(_mT(xp, a), xp.expand_dims(g, axis=-1))[..., 0], sb) \
+        if want_b else None
+    return ga, gb
 
 
 @matrix_transpose.defvjp
