@@ -15,9 +15,11 @@ cd "$tmp"
 import importlib, sys
 import arrayflow as af
 assert not {"numpy", "dask", "cupy"} & set(sys.modules), "import arrayflow imported an array library"
-for mod in ("arrayflow", "arrayflow.linalg", "arrayflow.overrides", "arrayflow.plugin",
-            "arrayflow.examples.demo", "arrayflow_numpy", "arrayflow_strict", "arrayflow_dask",
-            "arrayflow_cupy", "arrayflow_conformance"):
+for mod in ("arrayflow", "arrayflow.linalg", "arrayflow.fft", "arrayflow.overrides",
+            "arrayflow.plugin", "arrayflow.autograd", "arrayflow.autograd.functional",
+            "arrayflow.testing", "arrayflow.examples.demo", "arrayflow.examples.scalar_tensor",
+            "arrayflow.examples.metadata_tensor", "arrayflow_numpy", "arrayflow_strict",
+            "arrayflow_dask", "arrayflow_cupy", "arrayflow_conformance"):
     importlib.import_module(mod)
 import importlib.resources as r
 assert (r.files("arrayflow") / "py.typed").is_file(), "py.typed missing from the wheel"
@@ -34,6 +36,9 @@ for info in af.backends.available():
             print(f"wheel: backend {info.name} unavailable as expected: {e}")
         else:
             raise SystemExit(f"{info.name} reported unusable but selection succeeded")
+x = af.asarray([1.0, 2.0], requires_grad=True)
+(x * x).sum().backward()
+assert x.grad.tolist() == [2.0, 4.0]
 print("wheel check passed:", af.__file__)
 PY
 "$tmp/venv/bin/arrayflow-conformance" backends

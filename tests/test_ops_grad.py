@@ -115,9 +115,10 @@ def test_gradcheck(case, name):
         assert gradcheck(fn, leaves, eps=1e-6, atol=1e-5, rtol=1e-3)
 
 
+@pytest.mark.parametrize("name", ["numpy", "strict"])
 @pytest.mark.parametrize("case", GRAD_CASES, ids=lambda c: c.id)
-def test_gradgradcheck(case):
-    with on_backend("numpy"):
+def test_gradgradcheck(case, name):
+    with on_backend(name):
         fn, leaves = _build(case)
         assert gradgradcheck(fn, leaves, eps=1e-6, atol=1e-4, rtol=1e-3)
 

@@ -82,7 +82,7 @@ def _analytical(func, inputs, diff_idx):
 
     Returns (outputs, host Tensor of shape (total output size, total input size)).
     """
-    from ..ops.creation import zeros, zeros_like
+    from ..ops.creation import zeros_like
     from ..ops.manipulation import concat, stack
     from . import grad as _grad
 
@@ -93,7 +93,7 @@ def _analytical(func, inputs, diff_idx):
         m = math.prod(o.shape)
         for k in range(m):
             if not o.requires_grad:
-                rows.append(zeros(sum(sizes), dtype=_f64()))
+                rows.append(_host_zeros(sum(sizes)))
                 continue
             v = zeros_like(o)
             if o.shape:
@@ -102,7 +102,7 @@ def _analytical(func, inputs, diff_idx):
                 v = v + 1.0
             gs = _grad(o, [inputs[i] for i in diff_idx], grad_outputs=v, retain_graph=True,
                        allow_unused=True)
-            parts = [zeros(n, dtype=_f64()) if g is None else _host(g)
+            parts = [_host_zeros(n) if g is None else _host(g)
                      for g, n in zip(gs, sizes)]
             rows.append(concat(parts))
     return outs, stack(rows), sizes
@@ -112,6 +112,15 @@ def _f64():
     from .. import _dtypes
 
     return _dtypes.float64
+
+
+def _host_zeros(n):
+    """Zeros on the NumPy backend, where the Jacobians are assembled."""
+    from .._backend import use_backend
+    from ..ops.creation import zeros
+
+    with use_backend("numpy"):
+        return zeros(n, dtype=_f64())
 
 
 def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
