@@ -114,31 +114,31 @@ def step_torch():
     return step
 
 
-def median_ms(step, steps):
-    step()
-    times = []
-    for _ in range(steps):
-        t0 = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
-
-
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=20)
     args = p.parse_args(argv)
-    rows = {}
+    steps = {}
     for name, make in (("numpy by hand", step_numpy), ("arrayflow (numpy)", step_arrayflow),
                        ("pytorch cpu", step_torch)):
         try:
-            rows[name] = median_ms(make(), args.steps)
+            steps[name] = make()
+            steps[name]()  # warm-up
         except ImportError as e:
             print(f"{name}: not installed ({e.name})")
-    print(f"MLP {'-'.join(map(str, SIZES))}, batch {BATCH}, float32, one SGD step")
+            steps.pop(name, None)
+    times = {name: [] for name in steps}
+    for _ in range(args.steps):  # interleaved rounds: noise hits every implementation alike
+        for name, step in steps.items():
+            t0 = time.perf_counter()
+            step()
+            times[name].append(time.perf_counter() - t0)
+    ms = {n: statistics.median(t) * 1e3 for n, t in times.items()}
+    print(f"MLP {'-'.join(map(str, SIZES))}, batch {BATCH}, float32, one SGD step; "
+          f"{args.steps} interleaved rounds")
     print(f"{'implementation':<20} {'ms/step (median)':>17} {'arrayflow / it':>15}")
-    for name, ms in rows.items():
-        print(f"{name:<20} {ms:17.2f} {rows['arrayflow (numpy)'] / ms:15.2f}")
+    for name, m in ms.items():
+        print(f"{name:<20} {m:17.2f} {ms['arrayflow (numpy)'] / m:15.2f}")
 
 
 if __name__ == "__main__":

@@ -72,32 +72,32 @@ def chain_numpy_forward():
     return run
 
 
-def median_us_per_op(run, repeat):
-    run()  # warm-up
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) / (3 * (N_OPS // 3)) * 1e6
-
-
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--repeat", type=int, default=15)
+    p.add_argument("--repeat", type=int, default=25)
     args = p.parse_args(argv)
-    rows = {}
+    runs = {}
     for name, make in (("arrayflow", chain_arrayflow), ("pytorch", chain_torch),
                        ("hips-autograd", chain_hips), ("numpy forward only", chain_numpy_forward)):
         try:
-            rows[name] = median_us_per_op(make(), args.repeat)
+            runs[name] = make()
+            runs[name]()  # warm-up
         except ImportError as e:
             print(f"{name}: not installed ({e.name}); pip install -e '.[bench]'")
-    print(f"chain of {N_OPS} element-wise ops, shape (4,), float64, forward + backward")
+            runs.pop(name, None)
+    # Interleaved: each round times every library once, so machine noise hits all alike.
+    times = {name: [] for name in runs}
+    for _ in range(args.repeat):
+        for name, run in runs.items():
+            t0 = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - t0)
+    per_op = {n: statistics.median(t) / (3 * (N_OPS // 3)) * 1e6 for n, t in times.items()}
+    print(f"chain of {N_OPS} element-wise ops, shape (4,), float64, forward + backward; "
+          f"{args.repeat} interleaved rounds")
     print(f"{'library':<20} {'us/op (median)':>15} {'arrayflow / it':>15}")
-    for name, us in rows.items():
-        ratio = rows["arrayflow"] / us
-        print(f"{name:<20} {us:15.2f} {ratio:15.2f}")
+    for name, us in per_op.items():
+        print(f"{name:<20} {us:15.2f} {per_op['arrayflow'] / us:15.2f}")
 
 
 if __name__ == "__main__":

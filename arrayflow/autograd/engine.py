@@ -117,8 +117,10 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
     token = _enabled.set(bool(create_graph))
     backend_of = {}
     try:
+        AccG = _graph.AccumulateGrad
+        heappop, heappush = heapq.heappop, heapq.heappush
         while ready:
-            _, _, node = heapq.heappop(ready)
+            _, _, node = heappop(ready)
             grads = buffers.pop(node, None) or [None] * node._n_out
             if node._tensor_hooks:
                 for nr, hooks in node._tensor_hooks.items():
@@ -136,7 +138,7 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
                     if ks and capture:
                         for k in ks:
                             captured[k] = grads[nr]
-            if isinstance(node, _graph.AccumulateGrad):
+            if type(node) is AccG:
                 if not capture:
                     leaf = node.variable
                     if leaf is not None and grads[0] is not None and (
@@ -163,11 +165,14 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
                     buf = buffers.get(nxt)
                     if buf is None:
                         buf = buffers[nxt] = [None] * nxt._n_out
-                    _accumulate(buf, nr, g)
+                        buf[nr] = g
+                    else:
+                        old = buf[nr]
+                        buf[nr] = g if old is None else old + g
                 d = deps[nxt] - 1
                 deps[nxt] = d
                 if d == 0:
-                    heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
+                    heappush(ready, (-nxt._seq, id(nxt), nxt))
     finally:
         _enabled.reset(token)
     if capture:

@@ -105,7 +105,8 @@ class AccumulateGrad(Node):
 class OpNode(Node):
     """The node of one built-in op call; subclassed per op to carry its name."""
 
-    __slots__ = ("op", "res", "backend", "positions", "out_meta", "saved", "links", "outs")
+    __slots__ = ("op", "res", "backend", "positions", "out_meta", "saved", "links", "outs",
+                 "complex_out")
 
     def _release(self):
         self.res = None
@@ -130,16 +131,16 @@ class OpNode(Node):
             _check_versions(self)
         backend = self.backend
         meta = self.out_meta
-        for m in meta:
-            if m[1].kind == "complex floating":
-                raise NotImplementedError(
-                    f"{self.name()}: backward through arrayflow.{self.op.name} with complex "
-                    f"dtype {m[1]} is not implemented yet (complex autograd is a separate "
-                    f"feature)")
+        if self.complex_out:
+            raise NotImplementedError(
+                f"{self.name()}: backward through arrayflow.{self.op.name} with complex "
+                f"dtypes is not implemented yet (complex autograd is a separate feature)")
         gs = grads
-        if any(g is None for g in gs):
-            gs = [(_zeros(backend, meta[k], create_graph) if g is None else g)
-                  for k, g in enumerate(gs)]
+        for g in gs:
+            if g is None:
+                gs = [(_zeros(backend, meta[k], create_graph) if g is None else g)
+                      for k, g in enumerate(gs)]
+                break
         if create_graph:
             # The rule runs on Tensors through the arrayflow namespace (so it is recorded),
             # with this node's backend current for any array it creates.
@@ -150,7 +151,17 @@ class OpNode(Node):
             with use_backend(backend):
                 in_grads = self._call_vjp(xp, res, gs)
         else:
-            in_grads = self._call_vjp(backend._xp or backend.xp, res, gs)
+            op_ = self.op
+            xp = backend._xp or backend.xp
+            if op_.vjp_needs:
+                in_grads = op_.vjp(xp, res, *gs, needs={p[0] for p in self.positions})
+            else:
+                in_grads = op_.vjp(xp, res, *gs)
+        positions = self.positions
+        if len(positions) == 1:
+            pidx, j = positions[0]
+            g = in_grads[pidx]
+            return [g if j is None or g is None else g[j]]
         out = []
         n = len(in_grads)
         for pidx, j in self.positions:
@@ -306,11 +317,16 @@ def record(op_, backend, outputs, res, grad_inputs):
     node.links = links or ()
     node.saved = saved or ()
     node.outs = outs
+    cplx = False
     for i, o in enumerate(outputs):
-        if meta[i][1].kind in _FLOAT_KINDS:
+        kind = meta[i][1].kind
+        if kind in _FLOAT_KINDS:
             o._requires_grad = True
             o.grad_fn = node
             o._output_nr = i
+            if kind == "complex floating":
+                cplx = True
+    node.complex_out = cplx
     return node
 
 
