@@ -101,6 +101,9 @@ def _handle(func, overloaded, args, kwargs):
 
 
 def _qualname(func) -> str:
+    qual = getattr(func, "__qualname__", "")
+    if qual.startswith("Tensor."):  # a Tensor method or operator
+        return f"arrayflow.{qual}"
     return f"{func.__module__}.{func.__name__}"
 
 
@@ -318,7 +321,8 @@ def _tensor_methods():
 
     names = []
     for name, obj in vars(_registry.Tensor).items():
-        if isinstance(obj, Op) or (name.startswith("__") and name in _OPERATORS):
+        if isinstance(obj, Op) or name in _OPERATORS or getattr(obj, "_arrayflow_method",
+                                                                  False):
             names.append(name)
     return sorted(names)
 
@@ -327,8 +331,7 @@ _OPERATORS = frozenset(
     f"__{p}{n}__" for n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
                              "matmul", "and", "or", "xor", "lshift", "rshift")
     for p in ("", "r", "i")) | frozenset(
-    f"__{n}__" for n in ("lt", "le", "gt", "ge", "eq", "ne", "neg", "pos", "abs", "invert",
-                          "getitem"))
+    f"__{n}__" for n in ("lt", "le", "gt", "ge", "eq", "ne", "neg", "pos", "abs", "invert"))
 
 
 def _dummy_for(func):

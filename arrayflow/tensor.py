@@ -26,7 +26,7 @@ from .ops import linalg as _la
 from .ops import manipulation as _m
 from .ops import reductions as _r
 from .ops import searching as _s
-from .ops._registry import register_tensor_type
+from .ops._registry import overridable_method, register_tensor_type
 
 __all__ = ["Tensor", "Size"]
 
@@ -807,17 +807,17 @@ def _binary(fn, name):
     from .ops._registry import _dispatch
 
     def method(self, other):
-        return _dispatch(fn, (self, other), {})
+        return _dispatch(fn, (self, other), {}, method)
 
     def rmethod(self, other):
-        return _dispatch(fn, (other, self), {})
+        return _dispatch(fn, (other, self), {}, rmethod)
 
     def imethod(self, other):
         return self._inplace(fn, other, f"__i{name}__")
 
-    method.__name__ = f"__{name}__"
-    rmethod.__name__ = f"__r{name}__"
-    imethod.__name__ = f"__i{name}__"
+    for m, n in ((method, f"__{name}__"), (rmethod, f"__r{name}__"), (imethod, f"__i{name}__")):
+        m.__name__ = n
+        m.__qualname__ = f"Tensor.{n}"
     return method, rmethod, imethod
 
 
@@ -838,10 +838,33 @@ for _name, _fn in (("lt", _e.less), ("le", _e.less_equal), ("gt", _e.greater),
     _f = _binary(_fn, _name)[0]
     setattr(Tensor, f"__{_name}__", _f)
 
-Tensor.__neg__ = lambda self: _e.negative(self)
-Tensor.__pos__ = lambda self: _e.positive(self)
-Tensor.__abs__ = lambda self: _e.abs(self)
-Tensor.__invert__ = lambda self: _e.bitwise_invert(self)
+def _unary(fn, name):
+    from .ops._registry import _dispatch
+
+    def method(self):
+        return _dispatch(fn, (self,), {}, method)
+
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
+    return method
+
+
+Tensor.__neg__ = _unary(_e.negative, "__neg__")
+Tensor.__pos__ = _unary(_e.positive, "__pos__")
+Tensor.__abs__ = _unary(_e.abs, "__abs__")
+Tensor.__invert__ = _unary(_e.bitwise_invert, "__invert__")
+
+# PyTorch-style methods dispatch with the method itself as ``func`` (``Tensor.sum``), as
+# ``__torch_function__`` does; aliases share the wrapped object.
+for _name in ("__getitem__", "__setitem__", "to", "to_device", "double", "float", "long",
+              "astype", "clone", "mm", "matmul", "t", "unsqueeze", "squeeze", "expand_as",
+              "expand", "reshape", "flatten", "permute", "transpose", "sum", "mean", "prod",
+              "max", "min", "argmax", "argmin", "std", "var", "all", "any", "clamp",
+              "uniform_", "normal_", "fill_", "zero_", "backward", "dim", "numel", "item",
+              "tolist", "numpy"):
+    setattr(Tensor, _name, overridable_method(vars(Tensor)[_name]))
+Tensor.view = Tensor.reshape
+Tensor.clip = Tensor.clamp
 Tensor.__hash__ = object.__hash__  # __eq__ above would remove it
 
 # Element-wise functions as methods (PyTorch style: ``x.exp()``), and PyTorch's names.

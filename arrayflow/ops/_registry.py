@@ -219,7 +219,9 @@ def _scan_seq(op_, seq, backend, overloaded, gi, i, plain_sub=False, no_over=Fal
     return (tuple(out) if type(seq) is tuple else out), backend
 
 
-def _dispatch(op_: Op, args: tuple, kwargs: dict):
+def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
+    """Run ``op_`` on ``args``; ``public`` is the function overrides see (a Tensor operator
+    passes itself, as PyTorch passes ``Tensor.__add__``); default the op."""
     backend = None
     overloaded = None
     uargs = None
@@ -299,11 +301,11 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict):
                     overloaded = []
                 overloaded.append(v)
     if st is not None and st.modes and not no_over:
-        r = _mode_hook(op_, args, okwargs, overloaded)
+        r = _mode_hook(public or op_, args, okwargs, overloaded)
         if r is not NotImplemented:
             return r
     if overloaded and _override_hook is not None:
-        return _override_hook(op_, overloaded, args, okwargs)
+        return _override_hook(public or op_, overloaded, args, okwargs)
     if backend is None:
         backend = _backend.get_backend()
     requires_grad = False
@@ -342,6 +344,48 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict):
     if kind == "tuple":
         return wrap(out, backend)
     return out
+
+
+def relevant_overrides(args, kwargs):
+    """The arguments (and list/tuple elements) that override, under the current switches."""
+    st = _dispatch_state.get()
+    if st is not None and st.disable_all:
+        return []
+    plain_sub = st is not None and st.disable_subclass
+    out = []
+    for a in (*args, *kwargs.values()):
+        items = a if type(a) in (list, tuple) else (a,)
+        for e in items:
+            t = type(e)
+            if t is Tensor or t in _PASS or not hasattr(t, "__arrayflow_function__"):
+                continue
+            if isinstance(e, Tensor) and (plain_sub or not _subclass_dispatches(t)):
+                continue
+            out.append(e)
+    return out
+
+
+def overridable_method(fn):
+    """Make a Tensor method dispatch like the functions, with the method as ``func``."""
+    import functools
+
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        st = _dispatch_state.get()
+        if type(self) is Tensor and st is None and not kwargs and all(
+                type(a) in _PASS or type(a) is Tensor for a in args):
+            return fn(self, *args)
+        overloaded = relevant_overrides((self, *args), kwargs)
+        if st is not None and st.modes and not st.disable_all:
+            r = _mode_hook(method, (self, *args), kwargs, overloaded)
+            if r is not NotImplemented:
+                return r
+        if overloaded:
+            return _override_hook(method, overloaded, (self, *args), kwargs)
+        return fn(self, *args, **kwargs)
+
+    method._arrayflow_method = True
+    return method
 
 
 def _wrap1(arr, backend):
