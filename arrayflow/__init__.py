@@ -102,3 +102,6 @@ repeat_interleave = repeat  # noqa: F405
 def is_tensor(obj):
     """True if ``obj`` is an arrayflow Tensor (PyTorch ``is_tensor``)."""
     return isinstance(obj, Tensor)
+
+from . import nn  # noqa: E402
+from ._serialize import CheckpointError, load, save  # noqa: E402

@@ -231,8 +231,8 @@ class Tensor:
     def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"Tensor.data: expected a Tensor, got {type(value).__name__}")
-        self._check_same_backend("data", value)
-        self._cell = value._cell
+        self._cell = value._cell  # may move it to another backend: p.data = p.data.to(...)
+        self._backend = value._backend
 
     def detach(self) -> Tensor:
         """A Tensor on the same storage, cut from the graph (``requires_grad=False``)."""
