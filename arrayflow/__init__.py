@@ -103,5 +103,5 @@ def is_tensor(obj):
     """True if ``obj`` is an arrayflow Tensor (PyTorch ``is_tensor``)."""
     return isinstance(obj, Tensor)
 
-from . import nn  # noqa: E402
+from . import nn, optim  # noqa: E402
 from ._serialize import CheckpointError, load, save  # noqa: E402

@@ -1,0 +1,128 @@
+"""Adam and AdamW (PyTorch's ``torch.optim.Adam`` and ``torch.optim.AdamW``)."""
+
+from __future__ import annotations
+
+import arrayflow as _af
+
+from .optimizer import Optimizer, _check
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    """Adam (PyTorch semantics), with L2 weight decay added to the gradient.
+
+    ``m = lerp(m, g, 1 - beta1)``, ``v = beta2 * v + (1 - beta2) * g**2`` (with
+    ``amsgrad``, ``v_max = maximum(v_max, v)`` is used instead of ``v``), then
+    ``p -= lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)``.
+
+    Parameters
+    ----------
+    params : iterable of Tensor or dict
+        Parameters or parameter groups.
+    lr : float, default 1e-3
+        Learning rate.
+    betas : tuple of float, default (0.9, 0.999)
+        Decay rates of the first and second moment estimates.
+    eps : float, default 1e-8
+        Added to the denominator.
+    weight_decay : float, default 0
+        L2 penalty added to the gradient (decoupled in :class:`AdamW`).
+    amsgrad : bool, default False
+        Use the maximum of past second moments (AMSGrad).
+    maximize : bool, default False
+        Maximize the objective instead of minimizing it.
+
+    Raises
+    ------
+    ValueError
+        For a negative ``lr``, ``eps`` or ``weight_decay``, or a beta outside
+        ``[0, 1)`` (PyTorch's messages).
+    """
+
+    _decoupled = False
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, maximize=False):
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize)
+        self._check_group(defaults)
+        super().__init__(params, defaults)
+
+    def _check_group(self, group):
+        c = type(self).__name__
+        _check(c, "lr", group["lr"], group["lr"] >= 0.0, "Invalid learning rate", ">= 0")
+        _check(c, "eps", group["eps"], group["eps"] >= 0.0, "Invalid epsilon value", ">= 0")
+        b0, b1 = group["betas"]
+        _check(c, "betas[0]", b0, 0.0 <= b0 < 1.0, "Invalid beta parameter at index 0",
+               "in [0, 1)")
+        _check(c, "betas[1]", b1, 0.0 <= b1 < 1.0, "Invalid beta parameter at index 1",
+               "in [0, 1)")
+        _check(c, "weight_decay", group["weight_decay"], group["weight_decay"] >= 0.0,
+               "Invalid weight_decay value", ">= 0")
+
+    def _update(self, group, param, grad, state):
+        lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
+        beta1, beta2 = group["betas"]
+        g = -grad if group["maximize"] else grad
+        if wd != 0:
+            if self._decoupled:
+                param = param * (1 - lr * wd)
+            else:
+                g = g + wd * param
+        step = state.get("step", 0) + 1
+        exp_avg = state.get("exp_avg")
+        exp_avg_sq = state.get("exp_avg_sq")
+        if exp_avg is None:
+            exp_avg, exp_avg_sq = _af.zeros_like(param), _af.zeros_like(param)
+        exp_avg = exp_avg + (1 - beta1) * (g - exp_avg)
+        exp_avg_sq = exp_avg_sq * beta2 + (1 - beta2) * (g * g)
+        new_state = {"step": step, "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq}
+        bias_correction1 = 1 - beta1**step
+        bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+        step_size = lr / bias_correction1
+        if group["amsgrad"]:
+            max_sq = state.get("max_exp_avg_sq")
+            max_sq = exp_avg_sq if max_sq is None else _af.maximum(max_sq, exp_avg_sq)
+            new_state["max_exp_avg_sq"] = max_sq
+            denom = _af.sqrt(max_sq) / bias_correction2_sqrt + eps
+        else:
+            denom = _af.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
+        return param - step_size * (exp_avg / denom), new_state
+
+
+class AdamW(Adam):
+    """AdamW: Adam with decoupled weight decay (PyTorch semantics).
+
+    Before the Adam update, ``p = p * (1 - lr * weight_decay)``.
+
+    Parameters
+    ----------
+    params : iterable of Tensor or dict
+        Parameters or parameter groups.
+    lr : float, default 1e-3
+        Learning rate.
+    betas : tuple of float, default (0.9, 0.999)
+        Decay rates of the first and second moment estimates.
+    eps : float, default 1e-8
+        Added to the denominator.
+    weight_decay : float, default 1e-2
+        Decoupled weight decay coefficient.
+    amsgrad : bool, default False
+        Use the maximum of past second moments (AMSGrad).
+    maximize : bool, default False
+        Maximize the objective instead of minimizing it.
+
+    Raises
+    ------
+    ValueError
+        For a negative ``lr``, ``eps`` or ``weight_decay``, or a beta outside
+        ``[0, 1)`` (PyTorch's messages).
+    """
+
+    _decoupled = True
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False):
+        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                         amsgrad=amsgrad, maximize=maximize)
