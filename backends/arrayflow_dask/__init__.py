@@ -81,10 +81,10 @@ class DaskBackend(Backend):
         return out.astype(dtype)
 
     def format_array(self, array):
-        return (
-            f"<dask array shape={tuple(array.shape)} dtype={array.dtype} "
-            f"chunksize={tuple(array.chunksize)}>"
-        )
+        chunks = str(tuple(tuple(c) for c in array.chunks))
+        if len(chunks) > 60:  # many blocks: the block size and count say enough
+            chunks = f"{tuple(array.chunksize)} x {tuple(array.numblocks)} blocks"
+        return f"<dask array shape={tuple(array.shape)} dtype={array.dtype} chunks={chunks}>"
 
 
 def _patched_namespace(compat):
