@@ -17,7 +17,7 @@ import arrayflow as af
 assert not {"numpy", "dask", "cupy"} & set(sys.modules), "import arrayflow imported an array library"
 for mod in ("arrayflow", "arrayflow.linalg", "arrayflow.fft", "arrayflow.overrides",
             "arrayflow.plugin", "arrayflow.autograd", "arrayflow.autograd.functional",
-            "arrayflow.nn", "arrayflow.optim",
+            "arrayflow.nn", "arrayflow.optim", "arrayflow.utils", "arrayflow.utils.data",
             "arrayflow.testing", "arrayflow.examples.demo", "arrayflow.examples.scalar_tensor",
             "arrayflow.examples.metadata_tensor", "arrayflow_numpy", "arrayflow_strict",
             "arrayflow_dask", "arrayflow_cupy", "arrayflow_conformance"):

@@ -105,3 +105,7 @@ def is_tensor(obj):
 
 from . import nn, optim  # noqa: E402
 from ._serialize import CheckpointError, load, save  # noqa: E402
+from .ops.special import erf  # noqa: E402
+
+# isort: split
+from . import utils  # noqa: E402

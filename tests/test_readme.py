@@ -20,7 +20,7 @@ def test_readme_opens_with_exactly_two_commands():
     assert head[0].strip() == "# arrayflow", "the README must open with the commands"
     commands = [ln for ln in _blocks("bash")[0].splitlines() if ln.strip()]
     assert len(commands) == 2
-    assert "arrayflow.examples" in commands[0]
+    assert "arrayflow.examples.train" in commands[0]
     assert "pytest" in commands[1]
 
 

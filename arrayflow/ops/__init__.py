@@ -3,8 +3,18 @@
 Importing this package registers every op in :data:`OPS`.
 """
 
-from . import creation, dtypes, elementwise, fft, linalg, manipulation, reductions, searching
+from . import (
+           creation,
+           dtypes,
+           elementwise,
+           fft,
+           linalg,
+           manipulation,
+           reductions,
+           searching,
+           special,
+)
 from ._registry import OPS, Op, op
 
 __all__ = ["OPS", "Op", "op", "creation", "dtypes", "elementwise", "fft", "linalg",
-           "manipulation", "reductions", "searching"]
+           "manipulation", "reductions", "searching", "special"]

@@ -1173,9 +1173,29 @@ def _fft_cases():
     ]
 
 
+def _scipy_erf(x):
+    from scipy.special import erf
+
+    return erf(x)
+
+
+def _special_cases():
+    wide = [-7.0, -5.5, -3.0, -2.0, -1.1, -0.9, -0.5, -1e-9, 0.3, 0.84375, 1.0, 1.25, 2.5,
+            2.9, 4.0, 5.9, 6.5]
+    return [
+        OpCase("erf", _inputs(((2, 3), "float32", -3, 3)), _scipy_erf, "float32"),
+        OpCase("erf", _inputs(((2, 3), "float64", -3, 3)), _scipy_erf, "float64"),
+        OpCase("erf", _inputs(_fixed(wide, "float64")), _scipy_erf, "branches",
+               tol={"float64": (2e-15, 0.0)}),
+        OpCase("erf", _inputs(_fixed(_SPECIAL_FLOATS + [1e-300, -1e-20], "float64")),
+               _scipy_erf, "special-values", gradcheck=False),
+    ]
+
+
 CASES: tuple[OpCase, ...] = tuple(
     _creation_cases() + _dtype_cases() + _elementwise_cases() + _linalg_cases()
     + _manipulation_cases() + _reduction_cases() + _searching_cases() + _fft_cases()
+    + _special_cases()
 )
 """Every case, grouped by op family."""
 

@@ -1,0 +1,580 @@
+"""Functional neural-network operations with PyTorch's signatures (``torch.nn.functional``).
+
+Every function is written with arrayflow operations only: autograd, every
+backend (lazy ones included: nothing here reads array values) and the
+``__arrayflow_function__`` protocol come for free. Each is
+:func:`~arrayflow.overrides.overridable`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import _backend, _dtypes
+from .. import ops as _ops  # noqa: F401 - registers every op
+from ..autograd import no_grad
+from ..ops import creation as _c
+from ..ops import elementwise as _e
+from ..ops import linalg as _la
+from ..ops import manipulation as _m
+from ..ops import reductions as _r
+from ..ops import searching as _s
+from ..ops.special import erf as _erf
+from ..overrides import overridable
+
+__all__ = [
+    "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy", "dropout", "elu",
+    "embedding", "gelu", "hardtanh", "huber_loss", "l1_loss", "layer_norm", "leaky_relu",
+    "linear", "log_softmax", "logsigmoid", "max_pool2d", "mse_loss", "nll_loss", "one_hot",
+    "relu", "relu6", "selu", "sigmoid", "silu", "smooth_l1_loss", "softmax", "softplus", "tanh",
+]
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _reduce(loss, reduction, fname):
+    if reduction == "mean":
+        return _r.mean(loss)
+    if reduction == "sum":
+        return _r.sum(loss)
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{fname}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+
+
+# --- activations ----------------------------------------------------------------------------
+
+@overridable
+def relu(input, inplace=False):
+    """max(x, 0), with gradient 0 at 0 (PyTorch ``F.relu``). ``inplace`` is accepted, ignored."""
+    return _s.where(input > 0, input, 0.0)
+
+
+@overridable
+def relu6(input, inplace=False):
+    """min(max(x, 0), 6) (``F.relu6``)."""
+    return hardtanh(input, 0.0, 6.0)
+
+
+@overridable
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """Clamp to ``[min_val, max_val]`` (``F.hardtanh``); zero gradient outside."""
+    return _s.where(input <= min_val, min_val, _s.where(input >= max_val, max_val, input))
+
+
+@overridable
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x for x > 0, ``negative_slope * x`` otherwise (``F.leaky_relu``)."""
+    return _s.where(input > 0, input, input * negative_slope)
+
+
+@overridable
+def elu(input, alpha=1.0, inplace=False):
+    """x for x > 0, ``alpha * (exp(x) - 1)`` otherwise (``F.elu``)."""
+    neg = _e.minimum(input, 0.0)
+    return _s.where(input > 0, input, alpha * _e.expm1(neg))
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+@overridable
+def selu(input, inplace=False):
+    """``scale * elu(x, alpha)`` with the self-normalizing constants (``F.selu``)."""
+    return _SELU_SCALE * elu(input, _SELU_ALPHA)
+
+
+@overridable
+def sigmoid(input):
+    """1 / (1 + exp(-x)), without overflow for large |x| (``F.sigmoid``)."""
+    e = _e.exp(-_e.abs(input))
+    return _s.where(input >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+@overridable
+def tanh(input):
+    """Hyperbolic tangent (``F.tanh``)."""
+    return _e.tanh(input)
+
+
+@overridable
+def logsigmoid(input):
+    """log(sigmoid(x)) = -softplus(-x), computed stably (``F.logsigmoid``)."""
+    return _e.minimum(input, 0.0) - _e.log1p(_e.exp(-_e.abs(input)))
+
+
+@overridable
+def softplus(input, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta * x)) / beta``; linear where ``beta * x > threshold`` (``F.softplus``)."""
+    bx = input * beta
+    soft = (_e.maximum(bx, 0.0) + _e.log1p(_e.exp(-_e.abs(bx)))) / beta
+    return _s.where(bx > threshold, input, soft)
+
+
+@overridable
+def silu(input, inplace=False):
+    """x * sigmoid(x) (``F.silu``)."""
+    return input * sigmoid(input)
+
+
+_SQRT_HALF = math.sqrt(0.5)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+@overridable
+def gelu(input, approximate="none"):
+    """Gaussian error linear unit (``F.gelu``).
+
+    ``approximate="none"``: ``x * (1 + erf(x / sqrt(2))) / 2`` (exact, with
+    :func:`arrayflow.erf`); ``"tanh"``: the tanh approximation.
+    """
+    if approximate == "none":
+        return 0.5 * input * (1.0 + _erf(input * _SQRT_HALF))
+    if approximate == "tanh":
+        inner = _SQRT_2_OVER_PI * (input + 0.044715 * input * input * input)
+        return 0.5 * input * (1.0 + _e.tanh(inner))
+    raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+
+
+def _softmax_dim(ndim):
+    # PyTorch's legacy implicit dim choice (with a warning there).
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+@overridable
+def softmax(input, dim=None, dtype=None):
+    """exp(x) / sum(exp(x)) along ``dim``, with max-subtraction (``F.softmax``)."""
+    if dtype is not None:
+        input = _ops.dtypes.astype(input, dtype)
+    if dim is None:
+        dim = _softmax_dim(input.ndim)
+    shifted = input - _r.max(input, axis=dim, keepdims=True).detach()
+    ex = _e.exp(shifted)
+    return ex / _r.sum(ex, axis=dim, keepdims=True)
+
+
+@overridable
+def log_softmax(input, dim=None, dtype=None):
+    """x - logsumexp(x) along ``dim``, computed stably (``F.log_softmax``)."""
+    if dtype is not None:
+        input = _ops.dtypes.astype(input, dtype)
+    if dim is None:
+        dim = _softmax_dim(input.ndim)
+    shifted = input - _r.max(input, axis=dim, keepdims=True).detach()
+    return shifted - _e.log(_r.sum(_e.exp(shifted), axis=dim, keepdims=True))
+
+
+# --- linear layers ----------------------------------------------------------------------------
+
+@overridable
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias`` (``F.linear``; weight of shape (out, in))."""
+    out = _la.matmul(input, _la.matrix_transpose(weight)) if weight.ndim == 2 else \
+        _la.matmul(input, weight)
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+@overridable
+def bilinear(input1, input2, weight, bias=None):
+    """``y_k = x1 @ W_k @ x2 + b_k`` (``F.bilinear``; weight of shape (out, in1, in2))."""
+    # (..., 1, 1, in1) @ (out, in1, in2) -> (..., out, 1, in2); then with x2 (..., 1, in2, 1)
+    x1 = _m.expand_dims(_m.expand_dims(input1, axis=-2), axis=-3)
+    x2 = _m.expand_dims(_m.expand_dims(input2, axis=-1), axis=-3)
+    out = _la.matmul(_la.matmul(x1, weight), x2)
+    out = _m.reshape(out, tuple(out.shape[:-2]))
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+# --- dropout ----------------------------------------------------------------------------------
+
+@overridable
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``.
+
+    The mask comes from the seeded generator of ``input``'s backend
+    (:func:`arrayflow.manual_seed`). Identity when ``training`` is false.
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    with _backend.use_backend(input.backend):
+        u = _c.rand(tuple(input.shape), dtype=input.dtype)
+    return _s.where(u >= p, input * (1.0 / (1.0 - p)), 0.0)
+
+
+# --- normalization and embedding ------------------------------------------------------------
+
+@overridable
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalize over the last ``len(normalized_shape)`` dimensions (``F.layer_norm``)."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    axes = tuple(range(-len(normalized_shape), 0))
+    mu = _r.mean(input, axis=axes, keepdims=True)
+    centered = input - mu
+    var = _r.mean(centered * centered, axis=axes, keepdims=True)
+    out = centered / _e.sqrt(var + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+@overridable
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Batch normalization over every dimension but 1 (``F.batch_norm``).
+
+    In training, normalizes with the batch statistics (biased variance) and
+    updates ``running_mean``/``running_var`` in place (unbiased variance), as
+    PyTorch does; otherwise uses the running statistics.
+    """
+    axes = (0,) + tuple(range(2, input.ndim))
+    shape = (1, input.shape[1]) + (1,) * (input.ndim - 2)
+    if training:
+        mu = _r.mean(input, axis=axes, keepdims=True)
+        centered = input - mu
+        var = _r.mean(centered * centered, axis=axes, keepdims=True)
+        if running_mean is not None or running_var is not None:
+            n = 1
+            for a in axes:
+                n *= input.shape[a]
+            with no_grad():  # in place, as PyTorch: every reference sees the update
+                if running_mean is not None:
+                    running_mean[...] = ((1 - momentum) * running_mean
+                                         + momentum * _m.reshape(mu, (-1,)))
+                if running_var is not None:
+                    unbiased = _m.reshape(var, (-1,)) * (n / max(n - 1, 1))
+                    running_var[...] = (1 - momentum) * running_var + momentum * unbiased
+    else:
+        mu = _m.reshape(running_mean, shape)
+        var = _m.reshape(running_var, shape)
+        centered = input - mu
+    out = centered / _e.sqrt(var + eps)
+    if weight is not None:
+        out = out * _m.reshape(weight, shape)
+    if bias is not None:
+        out = out + _m.reshape(bias, shape)
+    return out
+
+
+@overridable
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` at the integer indices ``input`` (``F.embedding``).
+
+    ``padding_idx`` rows get no gradient. ``max_norm``, ``scale_grad_by_freq``
+    and ``sparse`` are not supported (NotImplementedError).
+    """
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are "
+                                  "not supported")
+    flat = _m.reshape(input, (-1,))
+    rows = _m.take(weight, flat, axis=0)
+    if padding_idx is not None:
+        if padding_idx < 0:
+            padding_idx += weight.shape[0]
+        keep = _m.expand_dims(flat != padding_idx, axis=-1)
+        rows = _s.where(keep, rows, rows.detach())
+    return _m.reshape(rows, tuple(input.shape) + (weight.shape[1],))
+
+
+@overridable
+def one_hot(tensor, num_classes=-1):
+    """int64 one-hot encoding with a trailing class dimension (``F.one_hot``).
+
+    ``num_classes`` must be given (inferring it would read values).
+    """
+    if num_classes < 0:
+        raise ValueError("one_hot: num_classes must be given (arrayflow never reads values)")
+    with _backend.use_backend(tensor.backend):
+        classes = _c.arange(num_classes, dtype=tensor.dtype)
+    return _ops.dtypes.astype(_m.expand_dims(tensor, axis=-1) == classes,
+                              _dtypes.int64)
+
+
+# --- losses -----------------------------------------------------------------------------------
+
+@overridable
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error (``F.mse_loss``)."""
+    d = input - target
+    loss = d * d
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "mse_loss")
+
+
+@overridable
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean absolute error (``F.l1_loss``)."""
+    loss = _e.abs(input - target)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "l1_loss")
+
+
+@overridable
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Quadratic below ``beta``, linear above (``F.smooth_l1_loss``)."""
+    d = _e.abs(input - target)
+    if beta == 0.0:
+        loss = d
+    else:
+        loss = _s.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+    return _reduce(loss, reduction, "smooth_l1_loss")
+
+
+@overridable
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """Quadratic below ``delta``, ``delta``-linear above (``F.huber_loss``)."""
+    d = _e.abs(input - target)
+    loss = _s.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "huber_loss")
+
+
+def _class_view(weight, ndim):
+    """``weight`` (C,) reshaped to broadcast along the class dimension 1 of an ``ndim`` input."""
+    if ndim == 1:
+        return weight
+    return _m.reshape(weight, (1, weight.shape[0]) + (1,) * (ndim - 2))
+
+
+@overridable
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log-likelihood of class indices (``F.nll_loss``).
+
+    ``input``: (N, C, ...) or (C,) log-probabilities; ``target``: (N, ...) or
+    () int64 class indices. ``mean`` divides by the total weight of the
+    non-ignored targets, as PyTorch does.
+    """
+    cdim = 0 if input.ndim == 1 else 1
+    valid = target != ignore_index
+    safe = _s.where(valid, target, 0)
+    picked = _m.squeeze(
+        _m.take_along_axis(input, _m.expand_dims(safe, axis=cdim), axis=cdim), axis=cdim)
+    if weight is not None:
+        w = _m.reshape(_m.take(weight, _m.reshape(safe, (-1,))), tuple(safe.shape))
+        w = _s.where(valid, w, 0.0)
+    else:
+        w = _ops.dtypes.astype(valid, input.dtype)
+    loss = -(picked * w)
+    if reduction == "mean":
+        return _r.sum(loss) / _r.sum(w)
+    return _reduce(loss, reduction, "nll_loss")
+
+
+@overridable
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """Cross entropy of logits (``F.cross_entropy``): ``log_softmax`` + ``nll_loss``.
+
+    ``target`` holds class indices (integer dtype, shape of ``input`` without
+    the class dimension 1) or class probabilities (floating, same shape as
+    ``input``). ``label_smoothing`` mixes the target with the uniform
+    distribution, with PyTorch's normalization.
+    """
+    cdim = 0 if input.ndim == 1 else 1
+    n_classes = input.shape[cdim]
+    logp = log_softmax(input, dim=cdim)
+    if target.dtype in (_dtypes.float32, _dtypes.float64) and \
+            tuple(target.shape) == tuple(input.shape):
+        if label_smoothing > 0.0:
+            target = target * (1.0 - label_smoothing) + label_smoothing / n_classes
+        terms = logp * target
+        if weight is not None:
+            terms = terms * _class_view(weight, input.ndim)
+        loss = -_r.sum(terms, axis=cdim)
+        if reduction == "mean":
+            n = 1 if input.ndim == 1 else math.prod(input.shape) // n_classes
+            return _r.sum(loss) / n
+        return _reduce(loss, reduction, "cross_entropy")
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing <= 0.0:
+        return nll
+    valid = target != ignore_index
+    terms = logp if weight is None else logp * _class_view(weight, input.ndim)
+    smooth = _s.where(valid, -_r.sum(terms, axis=cdim), 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            safe = _s.where(valid, target, 0)
+            w = _m.reshape(_m.take(weight, _m.reshape(safe, (-1,))), tuple(safe.shape))
+            denom = _r.sum(_s.where(valid, w, 0.0))
+        else:
+            denom = _r.sum(_ops.dtypes.astype(valid, input.dtype))
+        smooth = _r.sum(smooth) / denom
+    else:
+        smooth = _reduce(smooth, reduction, "cross_entropy")
+    return (1.0 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+
+
+@overridable
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """BCE of probabilities; logs clamped at -100 as in PyTorch (``F.binary_cross_entropy``)."""
+    log_p = _e.maximum(_e.log(input), -100.0)
+    log_q = _e.maximum(_e.log(1.0 - input), -100.0)
+    loss = -(target * log_p + (1.0 - target) * log_q)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "binary_cross_entropy")
+
+
+@overridable
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    """BCE of logits, computed stably (``F.binary_cross_entropy_with_logits``)."""
+    # softplus(-x) = log(1 + exp(-x)) = max(-x, 0) + log1p(exp(-|x|))
+    sp_neg = _e.maximum(-input, 0.0) + _e.log1p(_e.exp(-_e.abs(input)))
+    if pos_weight is not None:
+        loss = (1.0 - target) * input + (1.0 + (pos_weight - 1.0) * target) * sp_neg
+    else:
+        loss = (1.0 - target) * input + sp_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
+
+
+# --- convolution and pooling (im2col from slicing, stack and matmul) ----------------------------
+
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def _pad2d(x, ph, pw, value=0.0):
+    """Pad the last two dimensions of ``x`` with ``value`` using concat only."""
+    if ph:
+        shape = tuple(x.shape[:-2]) + (ph, x.shape[-1])
+        with _backend.use_backend(x.backend):
+            band = _c.full(shape, value, dtype=x.dtype)
+        x = _m.concat([band, x, band], axis=-2)
+    if pw:
+        shape = tuple(x.shape[:-1]) + (pw,)
+        with _backend.use_backend(x.backend):
+            band = _c.full(shape, value, dtype=x.dtype)
+        x = _m.concat([band, x, band], axis=-1)
+    return x
+
+
+def _patches(x, kh, kw, sh, sw, dh, dw):
+    """(N, C, H, W) -> (N, C, kh*kw, OH, OW): the strided windows, by slicing."""
+    h, w = x.shape[-2], x.shape[-1]
+    oh = (h - dh * (kh - 1) - 1) // sh + 1
+    ow = (w - dw * (kw - 1) - 1) // sw + 1
+    cols = []
+    for i in range(kh):
+        for j in range(kw):
+            r0, c0 = i * dh, j * dw
+            cols.append(x[:, :, r0:r0 + sh * (oh - 1) + 1:sh, c0:c0 + sw * (ow - 1) + 1:sw])
+    return _m.stack(cols, axis=2), oh, ow
+
+
+@overridable
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D cross-correlation (``F.conv2d``): input (N, C, H, W), weight (O, C/groups, kh, kw).
+
+    ``padding`` is an int, a pair, ``"valid"`` or ``"same"`` (stride 1).
+    """
+    unbatched = input.ndim == 3
+    if unbatched:
+        input = _m.expand_dims(input, axis=0)
+    sh, sw = _pair(stride)
+    dh, dw = _pair(dilation)
+    kh, kw = weight.shape[-2], weight.shape[-1]
+    if padding == "valid":
+        padding = 0
+    if padding == "same":
+        th, tw = dh * (kh - 1), dw * (kw - 1)
+        if th % 2 or tw % 2:
+            raise NotImplementedError("conv2d: padding='same' with an even kernel extent")
+        padding = (th // 2, tw // 2)
+    ph, pw = _pair(padding)
+    x = _pad2d(input, ph, pw)
+    n, c = x.shape[0], x.shape[1]
+    cols, oh, ow = _patches(x, kh, kw, sh, sw, dh, dw)  # (N, C, K, OH, OW)
+    o = weight.shape[0]
+    cg, og = c // groups, o // groups
+    outs = []
+    for g in range(groups):
+        cg_cols = cols[:, g * cg:(g + 1) * cg, ...]
+        cg_cols = _m.reshape(cg_cols, (n, cg * kh * kw, oh * ow))
+        wg = _m.reshape(weight[g * og:(g + 1) * og, ...], (og, cg * kh * kw))
+        outs.append(_la.matmul(wg, cg_cols))  # (N, og, OH*OW)
+    out = outs[0] if groups == 1 else _m.concat(outs, axis=1)
+    out = _m.reshape(out, (n, o, oh, ow))
+    if bias is not None:
+        out = out + _m.reshape(bias, (1, o, 1, 1))
+    return _m.squeeze(out, axis=0) if unbatched else out
+
+
+@overridable
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D cross-correlation (``F.conv1d``): input (N, C, L), weight (O, C/groups, k)."""
+    if isinstance(padding, str):
+        pad = padding
+    else:
+        pad = (0, padding if isinstance(padding, int) else padding[0])
+    s = stride if isinstance(stride, int) else stride[0]
+    d = dilation if isinstance(dilation, int) else dilation[0]
+    x = _m.expand_dims(input, axis=-2)
+    out = conv2d(x, _m.expand_dims(weight, axis=-2), bias, (1, s), pad, (1, d), groups)
+    return _m.squeeze(out, axis=-2)
+
+
+@overridable
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """2-D max pooling (``F.max_pool2d``; ``ceil_mode``/``return_indices`` not supported)."""
+    if ceil_mode or return_indices:
+        raise NotImplementedError("max_pool2d: ceil_mode and return_indices are not supported")
+    unbatched = input.ndim == 3
+    if unbatched:
+        input = _m.expand_dims(input, axis=0)
+    kh, kw = _pair(kernel_size)
+    sh, sw = _pair(stride if stride is not None else kernel_size)
+    dh, dw = _pair(dilation)
+    ph, pw = _pair(padding)
+    x = _pad2d(input, ph, pw, value=-math.inf)
+    cols, _, _ = _patches(x, kh, kw, sh, sw, dh, dw)
+    out = _r.max(cols, axis=2)
+    return _m.squeeze(out, axis=0) if unbatched else out
+
+
+@overridable
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """2-D average pooling (``F.avg_pool2d``; ``ceil_mode`` not supported)."""
+    if ceil_mode:
+        raise NotImplementedError("avg_pool2d: ceil_mode is not supported")
+    unbatched = input.ndim == 3
+    if unbatched:
+        input = _m.expand_dims(input, axis=0)
+    kh, kw = _pair(kernel_size)
+    sh, sw = _pair(stride if stride is not None else kernel_size)
+    ph, pw = _pair(padding)
+    x = _pad2d(input, ph, pw)
+    cols, _, _ = _patches(x, kh, kw, sh, sw, 1, 1)
+    total = _r.sum(cols, axis=2)
+    if divisor_override is not None:
+        out = total / divisor_override
+    elif count_include_pad or (ph == 0 and pw == 0):
+        out = total / (kh * kw)
+    else:
+        with _backend.use_backend(input.backend):
+            ones = _c.ones((1, 1) + tuple(input.shape[-2:]), dtype=input.dtype)
+        counts, _, _ = _patches(_pad2d(ones, ph, pw), kh, kw, sh, sw, 1, 1)
+        out = total / _r.sum(counts, axis=2)
+    return _m.squeeze(out, axis=0) if unbatched else out

@@ -1,0 +1,130 @@
+"""Parameter initializers with PyTorch's semantics (``torch.nn.init``).
+
+Every initializer fills its Tensor in place, without recording gradients, from
+the seeded generator of the Tensor's backend (``Tensor.uniform_`` /
+``Tensor.normal_``; :func:`arrayflow.manual_seed` makes it reproducible), and
+returns the Tensor. Fans follow PyTorch: for a weight of shape
+``(out, in, *kernel)``, ``fan_in = in * prod(kernel)`` and
+``fan_out = out * prod(kernel)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..autograd import no_grad
+
+__all__ = [
+    "calculate_gain", "constant_", "kaiming_normal_", "kaiming_uniform_", "normal_", "ones_",
+    "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_",
+]
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The recommended gain for ``nonlinearity`` (``torch.nn.init.calculate_gain``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown nonlinearity or an invalid ``negative_slope`` ``param``.
+    """
+    linear_fns = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                  "conv_transpose2d", "conv_transpose3d")
+    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif isinstance(param, (int, float)) and not isinstance(param, bool):
+            negative_slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    dims = tensor.ndim
+    if dims < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
+                         "dimensions")
+    receptive = 1
+    for s in tuple(tensor.shape)[2:]:
+        receptive *= s
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def _calculate_correct_fan(tensor, mode):
+    mode = mode.lower()
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fill with U(a, b)."""
+    with no_grad():
+        return tensor.uniform_(a, b)
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fill with N(mean, std**2)."""
+    with no_grad():
+        return tensor.normal_(mean, std)
+
+
+def constant_(tensor, val):
+    """Fill with ``val``."""
+    with no_grad():
+        return tensor.fill_(val)
+
+
+def zeros_(tensor):
+    """Fill with 0."""
+    return constant_(tensor, 0.0)
+
+
+def ones_(tensor):
+    """Fill with 1."""
+    return constant_(tensor, 1.0)
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    """Glorot uniform: U(-a, a), ``a = gain * sqrt(6 / (fan_in + fan_out))``."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std
+    return uniform_(tensor, -a, a)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    """Glorot normal: N(0, std**2), ``std = gain * sqrt(2 / (fan_in + fan_out))``."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std)
+
+
+def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He uniform: U(-bound, bound), ``bound = gain * sqrt(3 / fan)``."""
+    fan = _calculate_correct_fan(tensor, mode)
+    if fan == 0:
+        return tensor  # PyTorch warns and leaves zero-element tensors alone
+    gain = calculate_gain(nonlinearity, a)
+    bound = math.sqrt(3.0) * gain / math.sqrt(fan)
+    return uniform_(tensor, -bound, bound)
+
+
+def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He normal: N(0, std**2), ``std = gain / sqrt(fan)``."""
+    fan = _calculate_correct_fan(tensor, mode)
+    if fan == 0:
+        return tensor
+    gain = calculate_gain(nonlinearity, a)
+    return normal_(tensor, 0.0, gain / math.sqrt(fan))

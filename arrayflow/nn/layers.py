@@ -1,0 +1,693 @@
+"""Layers and losses with PyTorch's constructors, defaults, initialization and reprs.
+
+Each layer's ``forward`` calls :mod:`arrayflow.nn.functional`; parameters are
+created on the current backend in the default floating dtype and initialized
+from that backend's seeded generator, as PyTorch does.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import _dtypes
+from ..autograd import no_grad
+from ..ops import creation as _c
+from ..ops import manipulation as _m
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+__all__ = [
+    "ELU", "GELU", "SELU", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d",
+    "BatchNorm2d", "Bilinear", "Conv1d", "Conv2d", "CrossEntropyLoss", "Dropout", "Embedding",
+    "Flatten", "HuberLoss", "Identity", "L1Loss", "LayerNorm", "LeakyReLU", "Linear",
+    "LogSigmoid", "LogSoftmax", "MSELoss", "MaxPool2d", "NLLLoss", "ReLU", "ReLU6", "SiLU",
+    "Sigmoid", "SmoothL1Loss", "Softmax", "Softplus", "Tanh", "Unflatten",
+]
+
+
+def _empty(*shape, dtype=None):
+    return _c.empty(tuple(shape), dtype=dtype)
+
+
+def _tuple(v, n):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+# --- simple layers ----------------------------------------------------------------------------
+
+class Identity(Module):
+    """Returns its input (``nn.Identity``); constructor arguments are ignored."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """``y = x @ W.T + b`` (``nn.Linear``): weight (out, in), bias (out,).
+
+    Initialized as PyTorch: ``kaiming_uniform_(W, a=sqrt(5))`` and
+    ``b ~ U(-1/sqrt(in), 1/sqrt(in))``.
+    """
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(_empty(out_features, in_features, dtype=dtype))
+        if bias:
+            self.bias = Parameter(_empty(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _kaiming_default(self.weight, self.bias)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+def _kaiming_default(weight, bias):
+    """PyTorch's default for Linear and Conv: kaiming_uniform_(a=sqrt(5)), U(+-1/sqrt(fan_in))."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        init.uniform_(bias, -bound, bound)
+
+
+class Bilinear(Module):
+    """``y = x1 @ W_k @ x2 + b`` (``nn.Bilinear``): weight (out, in1, in2)."""
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(_empty(out_features, in1_features, in2_features, dtype=dtype))
+        if bias:
+            self.bias = Parameter(_empty(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class Flatten(Module):
+    """Flatten dimensions ``start_dim..end_dim`` into one (``nn.Flatten``)."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, input):
+        shape = tuple(input.shape)
+        nd = len(shape)
+        if nd == 0:
+            return _m.reshape(input, (1,))
+        s = self.start_dim % nd
+        e = self.end_dim % nd
+        return _m.reshape(input, shape[:s] + (-1,) + shape[e + 1:])
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Expand dimension ``dim`` into ``unflattened_size`` (``nn.Unflatten``)."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim = dim
+        self.unflattened_size = tuple(unflattened_size)
+
+    def forward(self, input):
+        shape = tuple(input.shape)
+        d = self.dim % len(shape)
+        return _m.reshape(input, shape[:d] + self.unflattened_size + shape[d + 1:])
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class Dropout(Module):
+    """Zero elements with probability ``p`` in training (``nn.Dropout``)."""
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+# --- activations ------------------------------------------------------------------------------
+
+class _Inplace(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class ReLU(_Inplace):
+    """``max(x, 0)`` (``nn.ReLU``)."""
+
+    def forward(self, input):
+        return F.relu(input)
+
+
+class ReLU6(_Inplace):
+    """``min(max(x, 0), 6)`` (``nn.ReLU6``)."""
+
+    def forward(self, input):
+        return F.relu6(input)
+
+
+class SiLU(_Inplace):
+    """``x * sigmoid(x)`` (``nn.SiLU``)."""
+
+    def forward(self, input):
+        return F.silu(input)
+
+
+class SELU(_Inplace):
+    """Scaled ELU (``nn.SELU``)."""
+
+    def forward(self, input):
+        return F.selu(input)
+
+
+class Tanh(Module):
+    """Hyperbolic tangent (``nn.Tanh``)."""
+
+    def forward(self, input):
+        return F.tanh(input)
+
+
+class Sigmoid(Module):
+    """Logistic sigmoid (``nn.Sigmoid``)."""
+
+    def forward(self, input):
+        return F.sigmoid(input)
+
+
+class LogSigmoid(Module):
+    """``log(sigmoid(x))`` (``nn.LogSigmoid``)."""
+
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class LeakyReLU(Module):
+    """``nn.LeakyReLU(negative_slope=0.01)``."""
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace
+                                                           else "")
+
+
+class ELU(Module):
+    """``nn.ELU(alpha=1.0)``."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.elu(input, self.alpha)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class GELU(Module):
+    """``nn.GELU(approximate='none')``: exact (erf) or tanh approximation."""
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class Softplus(Module):
+    """``nn.Softplus(beta=1.0, threshold=20.0)``."""
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Softmax(Module):
+    """``nn.Softmax(dim=None)``."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """``nn.LogSoftmax(dim=None)``."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.log_softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+# --- normalization and embedding ------------------------------------------------------------
+
+class LayerNorm(Module):
+    """``nn.LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True)``."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(_c.ones(self.normalized_shape, dtype=dtype))
+            if bias:
+                self.bias = Parameter(_c.zeros(self.normalized_shape, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class _BatchNorm(Module):
+    _expected_ndim: tuple = ()
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(_c.ones((num_features,), dtype=dtype))
+            if bias:
+                self.bias = Parameter(_c.zeros((num_features,), dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", _c.zeros((num_features,), dtype=dtype))
+            self.register_buffer("running_var", _c.ones((num_features,), dtype=dtype))
+            self.register_buffer("num_batches_tracked", _c.zeros((), dtype=_dtypes.int64))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            init.zeros_(self.running_mean)
+            init.ones_(self.running_var)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        if input.ndim not in self._expected_ndim:
+            raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._expected_ndim)} "
+                             f"input (got {input.ndim}D input)")
+        momentum = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            with no_grad():
+                self.num_batches_tracked += 1
+            if self.momentum is None:  # cumulative moving average
+                momentum = 1.0 / _dtypes_cast(self.num_batches_tracked, self.running_mean)
+        use_batch = self.training or self.running_mean is None
+        return F.batch_norm(
+            input,
+            self.running_mean if not self.training or self.track_running_stats else None,
+            self.running_var if not self.training or self.track_running_stats else None,
+            self.weight, self.bias, use_batch, momentum, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+def _dtypes_cast(t, like):
+    from ..ops.dtypes import astype
+
+    return astype(t, like.dtype)
+
+
+class BatchNorm1d(_BatchNorm):
+    """``nn.BatchNorm1d``: input (N, C) or (N, C, L)."""
+
+    _expected_ndim = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """``nn.BatchNorm2d``: input (N, C, H, W)."""
+
+    _expected_ndim = (4,)
+
+
+class Embedding(Module):
+    """``nn.Embedding(num_embeddings, embedding_dim, padding_idx=None)``; weight ~ N(0, 1)."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 _freeze=False, device=None, dtype=None):
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            if padding_idx < 0:
+                padding_idx += num_embeddings
+        self.padding_idx = padding_idx
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.sparse = sparse
+        if _weight is None:
+            self.weight = Parameter(_empty(num_embeddings, embedding_dim, dtype=dtype),
+                                    requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx, ...] = 0.0
+
+    def forward(self, input):
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        return s
+
+
+# --- convolution and pooling ------------------------------------------------------------------
+
+class _ConvNd(Module):
+    _n = 2
+    _fn = None
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        n = self._n
+        if in_channels % groups or out_channels % groups:
+            raise ValueError("in_channels and out_channels must be divisible by groups")
+        if padding_mode != "zeros":
+            raise NotImplementedError("only padding_mode='zeros' is supported")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _tuple(kernel_size, n)
+        self.stride = _tuple(stride, n)
+        self.padding = padding if isinstance(padding, str) else _tuple(padding, n)
+        self.dilation = _tuple(dilation, n)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        self.weight = Parameter(_empty(out_channels, in_channels // groups, *self.kernel_size,
+                                       dtype=dtype))
+        if bias:
+            self.bias = Parameter(_empty(out_channels, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _kaiming_default(self.weight, self.bias)
+
+    def forward(self, input):
+        fn = F.conv2d if self._n == 2 else F.conv1d
+        return fn(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                  self.groups)
+
+    def extra_repr(self):
+        n = self._n
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}"
+             f", stride={self.stride}")
+        if self.padding != (0,) * n:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * n:
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class Conv1d(_ConvNd):
+    """``nn.Conv1d``: input (N, C, L), weight (out, in/groups, k)."""
+
+    _n = 1
+
+
+class Conv2d(_ConvNd):
+    """``nn.Conv2d``: input (N, C, H, W), weight (out, in/groups, kh, kw)."""
+
+    _n = 2
+
+
+class MaxPool2d(Module):
+    """``nn.MaxPool2d(kernel_size, stride=None, padding=0, dilation=1)``."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+                f", dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool2d(Module):
+    """``nn.AvgPool2d(kernel_size, stride=None, padding=0)``."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+# --- losses -----------------------------------------------------------------------------------
+
+class _Loss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class MSELoss(_Loss):
+    """``nn.MSELoss(reduction='mean')``."""
+
+    def forward(self, input, target):
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """``nn.L1Loss(reduction='mean')``."""
+
+    def forward(self, input, target):
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """``nn.SmoothL1Loss(reduction='mean', beta=1.0)``."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """``nn.HuberLoss(reduction='mean', delta=1.0)``."""
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class NLLLoss(_WeightedLoss):
+    """``nn.NLLLoss(weight=None, ignore_index=-100, reduction='mean')``."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """``nn.CrossEntropyLoss(weight=None, ignore_index=-100, reduction='mean',
+    label_smoothing=0.0)``."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean", label_smoothing=0.0):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input, target):
+        return F.cross_entropy(input, target, weight=self.weight,
+                               ignore_index=self.ignore_index, reduction=self.reduction,
+                               label_smoothing=self.label_smoothing)
+
+
+class BCELoss(_WeightedLoss):
+    """``nn.BCELoss(weight=None, reduction='mean')``."""
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, weight=self.weight,
+                                      reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """``nn.BCEWithLogitsLoss(weight=None, reduction='mean', pos_weight=None)``."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
+                 pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
