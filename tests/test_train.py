@@ -73,10 +73,19 @@ def test_plot_is_a_png(two_epochs):
     assert len(data) > 1000
 
 
-def test_unavailable_model_is_a_one_line_error(capsys):
-    assert train.main(["--model", "cnn", "--quiet"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "not available yet" in err
+def test_unknown_model_is_a_one_line_error(capsys):
+    with pytest.raises(SystemExit) as info:  # argparse rejects it before training
+        train.main(["--model", "resnet", "--quiet"])
+    assert info.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_cnn_model_learns_and_uses_conv_layers(tmp_path):
+    res = train.run(["--model", "cnn", "--epochs", "3", "--quiet", "--seed", "0"])
+    assert res["model"] == "cnn"
+    assert any(isinstance(m, af.nn.Conv2d) for m in res["net"].modules())
+    acc = res["accuracy"]
+    assert acc[-1] > acc[0] and acc[-1] > 0.8  # ten classes: chance is 0.1
 
 
 def test_cupy_without_gpu_exits_2():

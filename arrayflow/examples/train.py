@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -44,31 +43,25 @@ class TrainError(Exception):
 
 # --- model -------------------------------------------------------------------------------
 
-class Linear(af.nn.Module):
-    """``y = x @ W.T + b`` with PyTorch's ``nn.Linear`` initialisation."""
+def MLP(in_features: int = 64, hidden: int = 128, classes: int = 10):  # noqa: N802
+    """``Linear -> ReLU -> Linear`` (64-128-10 by default), PyTorch's default init."""
+    nn = af.nn
+    return nn.Sequential(nn.Linear(in_features, hidden), nn.ReLU(), nn.Linear(hidden, classes))
 
-    def __init__(self, in_features: int, out_features: int):
+
+class CNN(af.nn.Module):
+    """A small conv net for the 8x8 digits: Conv2d(1, 16, 3, padding=1) -> ReLU ->
+    MaxPool2d(2) -> Flatten -> Linear(16 * 4 * 4, classes)."""
+
+    def __init__(self, classes: int = 10):
         super().__init__()
-        self.in_features, self.out_features = in_features, out_features
-        bound = 1.0 / math.sqrt(in_features)
-        self.weight = af.nn.Parameter(af.empty((out_features, in_features)).uniform_(-bound,
-                                                                                     bound))
-        self.bias = af.nn.Parameter(af.empty((out_features,)).uniform_(-bound, bound))
+        nn = af.nn
+        self.features = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(),
+                                      nn.MaxPool2d(2), nn.Flatten())
+        self.classifier = nn.Linear(16 * 4 * 4, classes)
 
     def forward(self, x):
-        return af.matmul(x, self.weight.mT) + self.bias
-
-
-class MLP(af.nn.Module):
-    """``Linear -> ReLU -> Linear`` (64-128-10 by default)."""
-
-    def __init__(self, in_features: int = 64, hidden: int = 128, classes: int = 10):
-        super().__init__()
-        self.fc1 = Linear(in_features, hidden)
-        self.fc2 = Linear(hidden, classes)
-
-    def forward(self, x):
-        return self.fc2(af.maximum(self.fc1(x), 0.0))
+        return self.classifier(self.features(af.reshape(x, (x.shape[0], 1, 8, 8))))
 
 
 def build_model(name: str = "mlp", *, in_features: int = 64, classes: int = 10):
@@ -76,18 +69,15 @@ def build_model(name: str = "mlp", *, in_features: int = 64, classes: int = 10):
     if name == "mlp":
         return MLP(in_features, 128, classes)
     if name == "cnn":
-        raise TrainError("--model cnn is not available yet (needs arrayflow.nn conv layers); "
-                         "use --model mlp")
+        if in_features != 64:
+            raise TrainError(f"--model cnn expects 8x8 images (64 features), got {in_features}")
+        return CNN(classes)
     raise TrainError(f"unknown model {name!r}; choose from {', '.join(MODELS)}")
 
 
 def cross_entropy(logits, target):
     """Mean softmax cross-entropy of ``logits`` (N, C) against int labels ``target`` (N,)."""
-    m = af.max(logits, axis=1, keepdims=True).detach()
-    shifted = logits - m
-    lse = af.log(af.sum(af.exp(shifted), axis=1, keepdims=True))
-    picked = af.take_along_axis(shifted, af.expand_dims(target, axis=1), axis=1)
-    return af.mean(lse - picked)
+    return af.nn.functional.cross_entropy(logits, target)
 
 
 def predict(model, x):
