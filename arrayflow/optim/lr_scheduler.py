@@ -261,13 +261,9 @@ class LambdaLR(LRScheduler):
         TypeError
             If ``state_dict`` is not a dict.
         """
-        if not isinstance(state_dict, dict):
-            raise TypeError(
-                f"LambdaLR.load_state_dict: argument state_dict expected a dict, got "
-                f"{type(state_dict).__name__}")
-        sd = dict(state_dict)
-        lambdas = sd.pop("lr_lambdas", [None] * len(self.lr_lambdas))
-        self.__dict__.update(sd)
-        for fn, saved in zip(self.lr_lambdas, lambdas):
+        sd = dict(state_dict) if isinstance(state_dict, dict) else state_dict
+        lambdas = sd.pop("lr_lambdas", None) if isinstance(sd, dict) else None
+        super().load_state_dict(sd)  # checks the type, restores the other attributes
+        for fn, saved in zip(self.lr_lambdas, lambdas or ()):
             if saved is not None:
                 fn.__dict__.update(saved)
