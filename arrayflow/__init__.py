@@ -27,6 +27,7 @@ from . import (  # noqa: E402,I001
 from ._backend import (
     BackendMismatchError,
     BackendUnavailableError,
+    DataDependentShapeError,
     get_backend,
     manual_seed,
     set_backend,
@@ -52,6 +53,7 @@ from ._dtypes import (
 )
 from ._info import __array_namespace_info__
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,I001
+from .ops.chunking import *  # noqa: F403
 from .ops.creation import *  # noqa: F403
 from .ops.dtypes import *  # noqa: F403
 from .ops.elementwise import *  # noqa: F403
@@ -60,6 +62,8 @@ from .ops.manipulation import *  # noqa: F403
 from .ops.reductions import *  # noqa: F403
 from .ops.searching import *  # noqa: F403
 from .tensor import Size, Tensor
+
+from ._lazy import allow_compute, compute  # noqa: E402,I001
 
 # Constants (array API standard 2025.12, "Constants").
 e = 2.718281828459045

@@ -17,6 +17,8 @@ __all__ = [
     "BackendInfo",
     "BackendMismatchError",
     "BackendUnavailableError",
+    "DataDependentShapeError",
+    "compute_allowed",
     "available",
     "get_backend",
     "set_backend",
@@ -52,6 +54,40 @@ class BackendMismatchError(TypeError):
 
 class BackendUnavailableError(RuntimeError):
     """Raised when a backend is selected that cannot run here (CuPy without a GPU)."""
+
+
+class DataDependentShapeError(RuntimeError):
+    """Raised on a lazy backend by a function whose output shape depends on values.
+
+    ``unique_*``, ``nonzero``, boolean-mask indexing and ``repeat`` with Tensor
+    repeats cannot stay lazy: their output shape is only known once the input is
+    computed. Compute the input first (``x.compute()``), or opt in with
+    ``with arrayflow.allow_compute(): ...`` (the shape is computed, the result
+    stays lazy).
+    """
+
+
+_compute_allowed: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "arrayflow_compute_allowed", default=False)
+
+
+def compute_allowed() -> bool:
+    """Whether the current context opted in to computing data-dependent shapes."""
+    return _compute_allowed.get()
+
+
+def data_dependent_error(fname: str, backend) -> DataDependentShapeError:
+    """The error a function with a data-dependent output shape raises on a lazy backend.
+
+    ``backend`` is the Backend or its name.
+    """
+    name = getattr(backend, "name", backend)
+    return DataDependentShapeError(
+        f"arrayflow.{fname}: the output shape depends on the input's values, which the "
+        f"lazy backend {name!r} has not computed. Compute the input first "
+        f"(x.compute() gives concrete values), or opt in with "
+        f"`with arrayflow.allow_compute(): ...` (the shape is computed, the result stays lazy)"
+    )
 
 
 class Backend:
@@ -126,6 +162,17 @@ class Backend:
             return f"{self.array_module} is not installed"
         return None
 
+    def getitem(self, array, key):
+        """``array[key]`` with the standard's semantics (default: the library's ``[]``).
+
+        ``arrayflow.getitem`` (``Tensor.__getitem__``) calls this with raw
+        arrays: ``key`` is an index, or a tuple of integers, slices, ``...``,
+        ``None`` and backend arrays (integer or boolean). Override it when the
+        library's ``__getitem__`` lacks some of the standard's indexing, e.g.
+        several integer arrays broadcast together (Dask).
+        """
+        return array[key]
+
     def is_array(self, obj: Any) -> bool:
         """Whether ``obj`` is an array of this backend, importing nothing.
 
@@ -149,8 +196,39 @@ class Backend:
         return arrays
 
     def compute(self, *arrays):
-        """Return concrete arrays for lazy ones (identity by default)."""
+        """Return concrete arrays for lazy ones, in one execution (identity by default).
+
+        Lazy backends return arrays of an eager backend (Dask: NumPy arrays);
+        :func:`arrayflow.compute` wraps each on the backend that recognises it.
+        """
         return arrays
+
+    def chunks_of(self, array) -> tuple:
+        """The chunking of ``array``: a tuple with the block sizes along each axis.
+
+        The default, for unchunked backends, is one block per axis
+        (``((n0,), (n1,), ...)``). Unknown sizes are None.
+        """
+        return tuple((None if s is None or s != s else int(s),) for s in array.shape)
+
+    def rechunk(self, array, chunks=None):
+        """Return ``array`` laid out in ``chunks`` (Dask's ``rechunk``; default: unchanged).
+
+        ``chunks=None`` means the backend's default layout for new arrays: creation
+        functions call this on every array they make, with the ``chunks=`` the user
+        passed. Backends without chunks ignore it.
+        """
+        return array
+
+    def resolve_shape(self, array):
+        """Compute the unknown (data-dependent) sizes of a lazy ``array``'s shape.
+
+        Called only under :func:`arrayflow.allow_compute`, after an op such as
+        ``nonzero`` or boolean-mask indexing produced an array whose shape
+        contains None/NaN. The result stays lazy. Lazy backends implement it.
+        """
+        raise DataDependentShapeError(
+            f"arrayflow: backend {self.name!r} cannot compute data-dependent shapes")
 
     def set_seed(self, seed: int | None) -> None:
         """Reset this backend's random generator with ``seed`` (None: fresh entropy)."""
@@ -436,9 +514,9 @@ def backend_of_array(obj: Any) -> Backend | None:
     for name in list(_registered):
         if any(k[0] == name for k in _instances):
             continue
-        cls = _registered[name]
-        module = getattr(cls, "array_module", None) if isinstance(cls, type) else None
-        if module is None and not isinstance(cls, type):
+        try:  # loads the plug-in's module only, never its array library
+            module = getattr(_backend_class(name), "array_module", None)
+        except Exception:  # a broken third-party plug-in recognises nothing
             continue
         if module and module in sys.modules:
             b = _instance(name, {})

@@ -9,6 +9,9 @@ from ._backend import (
     BackendInfo,
     BackendMismatchError,
     BackendUnavailableError,
+    DataDependentShapeError,
+    compute_allowed,
+    data_dependent_error,
     register_backend,
 )
 
@@ -17,5 +20,8 @@ __all__ = [
     "BackendInfo",
     "BackendMismatchError",
     "BackendUnavailableError",
+    "DataDependentShapeError",
+    "compute_allowed",
+    "data_dependent_error",
     "register_backend",
 ]

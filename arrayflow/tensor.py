@@ -528,6 +528,36 @@ class Tensor:
     __str__ = __repr__
 
     # --- conversions -------------------------------------------------------------
+    # --- lazy and chunked work (Dask's words) -----------------------------------------
+    @property
+    def chunks(self) -> tuple:
+        """Block sizes along each axis (Dask ``Array.chunks``).
+
+        ``((2, 2, 1), (3,))`` for a (5, 3) Tensor in blocks of 2 rows. Unchunked
+        backends report one block per axis; unknown sizes are None. Never computes.
+        """
+        return self._backend.chunks_of(self._cell.array)
+
+    def rechunk(self, chunks="auto") -> Tensor:
+        """This Tensor in blocks of ``chunks`` (see :func:`arrayflow.rechunk`); differentiable."""
+        from .ops.chunking import rechunk
+
+        return rechunk(self, chunks)
+
+    def persist(self) -> Tensor:
+        """Compute and keep the values in (distributed) memory, staying lazy
+        (see :func:`arrayflow.persist`); differentiable."""
+        from .ops.chunking import persist
+
+        return persist(self)[0]
+
+    def compute(self) -> Tensor:
+        """Concrete values: a lazy Tensor becomes an eager one, e.g. Dask to NumPy
+        (see :func:`arrayflow.compute`). Detached."""
+        from ._lazy import compute
+
+        return compute(self)[0]
+
     def numpy(self):
         """A NumPy array with this Tensor's values (computes Dask, copies from GPU).
 
@@ -810,7 +840,9 @@ def _binary(fn, name):
         return _dispatch(fn, (self, other), {}, method)
 
     def rmethod(self, other):
-        return _dispatch(fn, (other, self), {}, rmethod)
+        # Overrides and modes see ``Tensor.__rsub__(self, other)`` (PyTorch passes the
+        # method's own argument order); the op itself runs as ``fn(other, self)``.
+        return _dispatch(fn, (other, self), {})
 
     def imethod(self, other):
         return self._inplace(fn, other, f"__i{name}__")
@@ -818,7 +850,7 @@ def _binary(fn, name):
     for m, n in ((method, f"__{name}__"), (rmethod, f"__r{name}__"), (imethod, f"__i{name}__")):
         m.__name__ = n
         m.__qualname__ = f"Tensor.{n}"
-    return method, rmethod, imethod
+    return method, overridable_method(rmethod), overridable_method(imethod)
 
 
 for _name, _fn in (
@@ -861,7 +893,7 @@ for _name in ("__getitem__", "__setitem__", "to", "to_device", "double", "float"
               "expand", "reshape", "flatten", "permute", "transpose", "sum", "mean", "prod",
               "max", "min", "argmax", "argmin", "std", "var", "all", "any", "clamp",
               "uniform_", "normal_", "fill_", "zero_", "backward", "dim", "numel", "item",
-              "tolist", "numpy"):
+              "tolist", "numpy", "rechunk", "persist", "compute"):
     setattr(Tensor, _name, overridable_method(vars(Tensor)[_name]))
 Tensor.view = Tensor.reshape
 Tensor.clip = Tensor.clamp

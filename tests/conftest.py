@@ -12,6 +12,7 @@ import contextlib
 import pytest
 
 import arrayflow as af
+from arrayflow.testing.lazy import forbid_compute  # noqa: F401 - re-exported for the tests
 
 BACKENDS = ["numpy", "strict", "dask", "cupy"]
 """Backends of the suite; a new backend gets every backend-parametrized test by adding its name."""
@@ -59,19 +60,3 @@ def backend(request):
     """The name of a backend of the suite; the test body runs under ``af.use_backend``."""
     with on_backend(request.param):
         yield request.param
-
-
-def _refuse_to_compute(*args, **kwargs):
-    raise AssertionError("a lazy backend computed during a call that must stay lazy")
-
-
-@contextlib.contextmanager
-def forbid_compute(name: str):
-    """On lazy backends (Dask), fail if anything computes inside the block; else a no-op."""
-    if not is_lazy(name):
-        yield
-        return
-    import dask
-
-    with dask.config.set(scheduler=_refuse_to_compute):
-        yield

@@ -16,6 +16,7 @@ from conftest import BACKENDS, forbid_compute, is_lazy, on_backend
 import arrayflow as af
 from arrayflow.ops import OPS
 from arrayflow.testing import CASES, assert_matches, cases_for, evaluate, missing_ops
+from arrayflow.testing.cases import _NOT_LAZY_SHAPE
 
 PAIRS = [
     pytest.param(case, name, id=f"{case.id}-{name}")
@@ -46,11 +47,21 @@ def test_forward_matches_numpy(case, backend_name):
         assert_matches(case, result, expected)
 
 
+def _data_dependent(case):
+    return case.lazy_note == _NOT_LAZY_SHAPE
+
+
 NOT_LAZY = [
     pytest.param(case, name, id=f"{case.id}-{name}")
     for case in CASES
     for name in BACKENDS
-    if not case.lazy and is_lazy(name)
+    if not case.lazy and is_lazy(name) and not _data_dependent(case)
+]
+DATA_DEPENDENT = [
+    pytest.param(case, name, id=f"{case.id}-{name}")
+    for case in CASES
+    for name in BACKENDS
+    if _data_dependent(case) and is_lazy(name)
 ]
 
 
@@ -62,6 +73,23 @@ def test_not_lazy_case_raises_or_matches(case, backend_name):
             result, expected = evaluate(case)
         except (NotImplementedError, ValueError, TypeError, AttributeError, IndexError):
             return
+    assert_matches(case, result, expected)
+
+
+@pytest.mark.parametrize(("case", "backend_name"), DATA_DEPENDENT)
+def test_data_dependent_shape_raises_unless_allowed(case, backend_name):
+    """Data-dependent output shapes on a lazy backend: a clear error that computes nothing;
+    under ``allow_compute()`` the result is lazy, has a known shape and equals NumPy's."""
+    with on_backend(backend_name):
+        with forbid_compute(backend_name), pytest.raises(
+                af.DataDependentShapeError, match=rf"arrayflow\.{case.op}: the output shape "
+                                                  r"depends on the input's values"):
+            evaluate(case)
+        with af.allow_compute():
+            result, expected = evaluate(case)
+    for t in _outputs(result):
+        assert t.backend.name == backend_name
+        assert None not in t.shape
     assert_matches(case, result, expected)
 
 

@@ -4,6 +4,7 @@ Importing this package registers every op in :data:`OPS`.
 """
 
 from . import (
+           chunking,
            creation,
            dtypes,
            elementwise,
@@ -16,5 +17,5 @@ from . import (
 )
 from ._registry import OPS, Op, op
 
-__all__ = ["OPS", "Op", "op", "creation", "dtypes", "elementwise", "fft", "linalg",
+__all__ = ["OPS", "Op", "op", "chunking", "creation", "dtypes", "elementwise", "fft", "linalg",
            "manipulation", "reductions", "searching", "special"]

@@ -325,6 +325,8 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
         out = op_.forward(backend._xp or backend.xp, *call_args, **kwargs)
     if op_.differentiable:
         out, res = out
+        if backend.lazy:
+            out = _known_shapes(op_, backend, out)
         if gi and _grad_enabled():
             kind = op_.out
             if kind == "tensor":
@@ -335,6 +337,8 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
             _record_hook(op_, backend, tuple(o for o in result if isinstance(o, Tensor)),
                          res, gi)
             return result
+    elif backend.lazy:
+        out = _known_shapes(op_, backend, out)
     kind = op_.out
     if kind == "tensor":
         t = _wrap1(out, backend)
@@ -344,6 +348,25 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
     if kind == "tuple":
         return wrap(out, backend)
     return out
+
+
+def _unknown(array) -> bool:
+    shape = getattr(array, "shape", None)
+    return shape is not None and any(n is None or n != n for n in shape)
+
+
+def _known_shapes(op_: Op, backend, out):
+    """On a lazy backend: an output whose shape depends on values (NaN/None sizes) raises
+    :class:`DataDependentShapeError`, or under ``allow_compute()`` gets its shape computed."""
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    if not any(_unknown(o) for o in outs):
+        return out
+    if not _backend.compute_allowed():
+        raise _backend.data_dependent_error(op_.name, backend)
+    fixed = [backend.resolve_shape(o) if _unknown(o) else o for o in outs]
+    if not isinstance(out, (tuple, list)):
+        return fixed[0]
+    return type(out)(*fixed) if hasattr(out, "_fields") else type(out)(fixed)
 
 
 def relevant_overrides(args, kwargs):

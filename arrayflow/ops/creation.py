@@ -59,7 +59,7 @@ def _shape(fname, shape):
 
 
 @op("arange", creation=True, differentiable=False)
-def arange(backend, start, /, stop=None, step=1, *, dtype=None, device=None):
+def arange(backend, start, /, stop=None, step=1, *, dtype=None, device=None, chunks=None):
     """Evenly spaced values in the half-open interval ``[start, stop)``.
 
     ``arange(stop)`` starts at 0. Without ``dtype``, integer arguments give
@@ -78,11 +78,12 @@ def arange(backend, start, /, stop=None, step=1, *, dtype=None, device=None):
             dtype = default_float(backend)
         else:
             dtype = backend.native_dtype(_dtypes.int64)
-    return backend.xp.arange(start, stop, step, dtype=dtype, **_dev(device))
+    return backend.rechunk(backend.xp.arange(start, stop, step, dtype=dtype, **_dev(device)),
+                           chunks)
 
 
 @op("asarray", creation=True)
-def asarray(backend, obj, /, *, dtype=None, device=None, copy=None):
+def asarray(backend, obj, /, *, dtype=None, device=None, copy=None, chunks=None):
     """Convert ``obj`` (Tensor, array, Python scalar or nested sequence) to a Tensor.
 
     Parameters
@@ -100,13 +101,20 @@ def asarray(backend, obj, /, *, dtype=None, device=None, copy=None):
 
     Source: array API standard 2025.12, ``asarray``; PyTorch ``as_tensor``.
     """
-    y = _asarray(backend, obj, dtype, device, copy)
+    y = _asarray(backend, obj, dtype, device, copy, chunks)
     # Differentiable in its Tensor argument (PyTorch's as_tensor keeps the graph): the
     # gradient flows back, cast to the input's dtype.
     return y, (getattr(obj, "dtype", None) if backend.is_array(obj) else None,)
 
 
-def _asarray(backend, obj, dtype, device, copy):
+def _asarray(backend, obj, dtype, device, copy, chunks=None):
+    if chunks is None and backend.is_array(obj):
+        # an array of this backend keeps its layout unless chunks= asks otherwise
+        return _asarray_raw(backend, obj, dtype, device, copy)
+    return backend.rechunk(_asarray_raw(backend, obj, dtype, device, copy), chunks)
+
+
+def _asarray_raw(backend, obj, dtype, device, copy):
     xp = backend.xp
     # Exact types: NumPy scalars (np.float64 subclasses float) are arrays here.
     other = None if type(obj) in _PYTHON_DATA else _backend.backend_of_array(obj)
@@ -141,46 +149,49 @@ def _asarray_vjp(xp, res, g):
     return (g,)
 
 @op("tensor", creation=True, differentiable=False)
-def tensor(backend, data, /, *, dtype=None, device=None):
+def tensor(backend, data, /, *, dtype=None, device=None, chunks=None):
     """Copy ``data`` into a new Tensor (PyTorch ``torch.tensor``: always copies).
 
     Same defaults as :func:`asarray`; use ``asarray``/``as_tensor`` to avoid the copy.
     """
-    return _asarray(backend, data, dtype, device, True)
+    return _asarray(backend, data, dtype, device, True, chunks)
 
 
 @op("empty", creation=True, differentiable=False)
-def empty(backend, shape, *, dtype=None, device=None):
+def empty(backend, shape, *, dtype=None, device=None, chunks=None):
     """An uninitialized Tensor of ``shape`` (int or tuple of ints).
 
     Source: array API standard 2025.12, ``empty``.
     """
-    return backend.xp.empty(_shape("empty", shape), dtype=dtype or default_float(backend),
-                            **_dev(device))
+    return backend.rechunk(backend.xp.empty(_shape("empty", shape),
+                                             dtype=dtype or default_float(backend),
+                                             **_dev(device)), chunks)
 
 
 @op("zeros", creation=True, differentiable=False)
-def zeros(backend, shape, *, dtype=None, device=None):
+def zeros(backend, shape, *, dtype=None, device=None, chunks=None):
     """A Tensor of ``shape`` filled with 0 (default floating dtype).
 
     Source: array API standard 2025.12, ``zeros``.
     """
-    return backend.xp.zeros(_shape("zeros", shape), dtype=dtype or default_float(backend),
-                            **_dev(device))
+    return backend.rechunk(backend.xp.zeros(_shape("zeros", shape),
+                                             dtype=dtype or default_float(backend),
+                                             **_dev(device)), chunks)
 
 
 @op("ones", creation=True, differentiable=False)
-def ones(backend, shape, *, dtype=None, device=None):
+def ones(backend, shape, *, dtype=None, device=None, chunks=None):
     """A Tensor of ``shape`` filled with 1 (default floating dtype).
 
     Source: array API standard 2025.12, ``ones``.
     """
-    return backend.xp.ones(_shape("ones", shape), dtype=dtype or default_float(backend),
-                           **_dev(device))
+    return backend.rechunk(backend.xp.ones(_shape("ones", shape),
+                                             dtype=dtype or default_float(backend),
+                                             **_dev(device)), chunks)
 
 
 @op("full", creation=True, differentiable=False)
-def full(backend, shape, fill_value, *, dtype=None, device=None):
+def full(backend, shape, fill_value, *, dtype=None, device=None, chunks=None):
     """A Tensor of ``shape`` filled with ``fill_value``.
 
     Without ``dtype`` the dtype follows the Python type of ``fill_value``: bool,
@@ -190,21 +201,24 @@ def full(backend, shape, fill_value, *, dtype=None, device=None):
     """
     if dtype is None:
         dtype = _scalar_dtype(backend, fill_value)
-    return backend.xp.full(_shape("full", shape), fill_value, dtype=dtype, **_dev(device))
+    return backend.rechunk(
+        backend.xp.full(_shape("full", shape), fill_value, dtype=dtype, **_dev(device)), chunks)
 
 
 @op("eye", creation=True, differentiable=False)
-def eye(backend, n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+def eye(backend, n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, chunks=None):
     """A 2-D Tensor with ones on the ``k``-th diagonal and zeros elsewhere.
 
     Shape ``(n_rows, n_cols or n_rows)``. Source: array API standard 2025.12, ``eye``.
     """
-    return backend.xp.eye(n_rows, n_cols, k=k, dtype=dtype or default_float(backend),
-                          **_dev(device))
+    return backend.rechunk(backend.xp.eye(n_rows, n_cols, k=k,
+                                          dtype=dtype or default_float(backend),
+                                          **_dev(device)), chunks)
 
 
 @op("linspace", creation=True, differentiable=False)
-def linspace(backend, start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+def linspace(backend, start, stop, /, num, *, dtype=None, device=None, endpoint=True,
+             chunks=None):
     """``num`` evenly spaced samples over ``[start, stop]`` (or ``[start, stop)``).
 
     Default dtype: the default floating dtype, or the default complex dtype for
@@ -215,8 +229,13 @@ def linspace(backend, start, stop, /, num, *, dtype=None, device=None, endpoint=
             dtype = backend.native_dtype(_dtypes.default_complex())
         else:
             dtype = default_float(backend)
-    return backend.xp.linspace(start, stop, num, dtype=dtype, endpoint=endpoint,
-                               **_dev(device))
+    return backend.rechunk(backend.xp.linspace(start, stop, num, dtype=dtype,
+                                               endpoint=endpoint, **_dev(device)), chunks)
+
+
+def _keep_or_rechunk(backend, array, chunks):
+    # *_like results keep x's chunks; chunks= asks for another layout
+    return array if chunks is None else backend.rechunk(array, chunks)
 
 
 def _like_doc(what):
@@ -227,23 +246,27 @@ Source: array API standard 2025.12.
 
 
 @op("empty_like", creation=True, differentiable=False, doc=_like_doc("uninitialized values"))
-def empty_like(backend, x, /, *, dtype=None, device=None):
-    return backend.xp.empty_like(x, dtype=dtype, **_dev(device))
+def empty_like(backend, x, /, *, dtype=None, device=None, chunks=None):
+    return _keep_or_rechunk(backend, backend.xp.empty_like(x, dtype=dtype,
+                                    **_dev(device)), chunks)
 
 
 @op("zeros_like", creation=True, differentiable=False, doc=_like_doc("0"))
-def zeros_like(backend, x, /, *, dtype=None, device=None):
-    return backend.xp.zeros_like(x, dtype=dtype, **_dev(device))
+def zeros_like(backend, x, /, *, dtype=None, device=None, chunks=None):
+    return _keep_or_rechunk(backend, backend.xp.zeros_like(x, dtype=dtype,
+                                    **_dev(device)), chunks)
 
 
 @op("ones_like", creation=True, differentiable=False, doc=_like_doc("1"))
-def ones_like(backend, x, /, *, dtype=None, device=None):
-    return backend.xp.ones_like(x, dtype=dtype, **_dev(device))
+def ones_like(backend, x, /, *, dtype=None, device=None, chunks=None):
+    return _keep_or_rechunk(backend, backend.xp.ones_like(x, dtype=dtype,
+                                   **_dev(device)), chunks)
 
 
 @op("full_like", creation=True, differentiable=False, doc=_like_doc("``fill_value``"))
-def full_like(backend, x, /, fill_value, *, dtype=None, device=None):
-    return backend.xp.full_like(x, fill_value, dtype=dtype, **_dev(device))
+def full_like(backend, x, /, fill_value, *, dtype=None, device=None, chunks=None):
+    return _keep_or_rechunk(backend, backend.xp.full_like(x, fill_value, dtype=dtype,
+                                   **_dev(device)), chunks)
 
 
 @op("from_dlpack", creation=True, differentiable=False)
@@ -305,12 +328,15 @@ def _size(fname, size):
     return _shape(fname, size)
 
 
-def _random(backend, kind, shape, dtype, device, **params):
-    return backend.random(kind, shape, dtype=dtype, device=device, **params)
+def _random(backend, kind, shape, dtype, device, chunks, **params):
+    if chunks is not None:
+        params["chunks"] = chunks  # chunked backends draw in these blocks directly
+    return backend.rechunk(backend.random(kind, shape, dtype=dtype, device=device, **params),
+                           chunks)
 
 
 @op("randn", creation=True, differentiable=False)
-def randn(backend, *size, dtype=None, device=None):
+def randn(backend, *size, dtype=None, device=None, chunks=None):
     """Samples of the standard normal distribution, shape ``size``.
 
     ``randn(2, 3)``, ``randn((2, 3))`` and ``randn([2, 3])`` are the same.
@@ -318,28 +344,29 @@ def randn(backend, *size, dtype=None, device=None):
     PyTorch ``torch.randn``.
     """
     return _random(backend, "normal", _size("randn", size), dtype or default_float(backend),
-                   device)
+                   device, chunks)
 
 
 @op("rand", creation=True, differentiable=False)
-def rand(backend, *size, dtype=None, device=None):
+def rand(backend, *size, dtype=None, device=None, chunks=None):
     """Samples of the uniform distribution on ``[0, 1)``, shape ``size`` (``torch.rand``)."""
     return _random(backend, "uniform", _size("rand", size), dtype or default_float(backend),
-                   device, low=0.0, high=1.0)
+                   device, chunks, low=0.0, high=1.0)
 
 
 @op("randint", creation=True, differentiable=False)
-def randint(backend, low, high, size, *, dtype=None, device=None):
+def randint(backend, low, high, size, *, dtype=None, device=None, chunks=None):
     """Random integers in ``[low, high)``, shape ``size`` (``torch.randint``; int64)."""
     return _random(backend, "integers", _shape("randint", size),
-                   dtype or backend.native_dtype(_dtypes.int64), device, low=low, high=high)
+                   dtype or backend.native_dtype(_dtypes.int64), device, chunks,
+                   low=low, high=high)
 
 
 @op("randperm", creation=True, differentiable=False)
-def randperm(backend, n, *, dtype=None, device=None):
+def randperm(backend, n, *, dtype=None, device=None, chunks=None):
     """A random permutation of ``0..n-1`` (``torch.randperm``; int64)."""
     return _random(backend, "permutation", (n,), dtype or backend.native_dtype(_dtypes.int64),
-                   device, n=n)
+                   device, chunks, n=n)
 
 
 # --- VJPs ------------------------------------------------------------------------------------

@@ -125,7 +125,7 @@ irfftn = _make_n("irfftn", *_N["irfftn"])
 
 
 @op("fft.fftfreq", module=_M, creation=True, differentiable=False)
-def fftfreq(backend, n, /, *, d=1.0, dtype=None, device=None):
+def fftfreq(backend, n, /, *, d=1.0, dtype=None, device=None, chunks=None):
     """Sample frequencies of the discrete Fourier transform of a signal of length ``n``.
 
     Parameters
@@ -138,6 +138,8 @@ def fftfreq(backend, n, /, *, d=1.0, dtype=None, device=None):
         Real floating output dtype; default: arrayflow's default floating dtype.
     device : optional
         Backend device.
+    chunks : optional
+        Block sizes on chunked backends (Dask); ignored elsewhere.
 
     Returns
     -------
@@ -146,12 +148,12 @@ def fftfreq(backend, n, /, *, d=1.0, dtype=None, device=None):
 
     Source: array API standard 2025.12, ``fft.fftfreq``.
     """
-    return backend.xp.fft.fftfreq(n, d=d, dtype=dtype or default_float(backend),
-                                  **_dev(device))
+    return backend.rechunk(backend.xp.fft.fftfreq(n, d=d, dtype=dtype or default_float(backend),
+                                                         **_dev(device)), chunks)
 
 
 @op("fft.rfftfreq", module=_M, creation=True, differentiable=False)
-def rfftfreq(backend, n, /, *, d=1.0, dtype=None, device=None):
+def rfftfreq(backend, n, /, *, d=1.0, dtype=None, device=None, chunks=None):
     """Non-negative sample frequencies of :func:`rfft` for a signal of length ``n``.
 
     Parameters
@@ -164,6 +166,8 @@ def rfftfreq(backend, n, /, *, d=1.0, dtype=None, device=None):
         Real floating output dtype; default: arrayflow's default floating dtype.
     device : optional
         Backend device.
+    chunks : optional
+        Block sizes on chunked backends (Dask); ignored elsewhere.
 
     Returns
     -------
@@ -172,8 +176,8 @@ def rfftfreq(backend, n, /, *, d=1.0, dtype=None, device=None):
 
     Source: array API standard 2025.12, ``fft.rfftfreq``.
     """
-    return backend.xp.fft.rfftfreq(n, d=d, dtype=dtype or default_float(backend),
-                                   **_dev(device))
+    return backend.rechunk(backend.xp.fft.rfftfreq(n, d=d, dtype=dtype or default_float(backend),
+                                                          **_dev(device)), chunks)
 
 
 @op("fft.fftshift", module=_M)

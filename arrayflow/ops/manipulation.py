@@ -248,8 +248,8 @@ def take_along_axis(xp, x, indices, /, *, axis=-1):
     return y, (x.shape, indices, axis)
 
 
-@op("getitem")
-def getitem(xp, x, key, /):
+@op("getitem", backend_arg=True)
+def getitem(backend, x, key, /):
     """``x[key]``: basic, integer-array and boolean indexing as the standard allows.
 
     Whether the result aliases ``x`` is backend-defined (NumPy: basic indexing
@@ -257,7 +257,7 @@ def getitem(xp, x, key, /):
 
     Source: array API standard 2025.12, "Indexing".
     """
-    return x[key], (x.shape, key)
+    return backend.getitem(x, key), (x.shape, key)  # the plug-in's hook: Dask needs one
 
 
 # --- VJPs ------------------------------------------------------------------------------------

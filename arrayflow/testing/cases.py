@@ -492,13 +492,6 @@ def _check_iinfo(got, exp):
 # --- the table ------------------------------------------------------------------------------
 
 _NOT_LAZY_SHAPE = "data-dependent output shape"
-_DASK_FANCY = "dask.array indexes with one integer array on one axis only"
-_DASK_2D = "dask.array.linalg works on single 2-D matrices only (no batches)"
-
-
-def _no_dask(fn):
-    return f"dask.array has no linalg.{fn}"
-
 
 LIN = {"float32": (2e-4, 2e-5), "float64": (1e-9, 1e-10),
        "complex64": (2e-4, 2e-5), "complex128": (1e-9, 1e-10)}
@@ -799,36 +792,33 @@ def _linalg_cases():
                label="int32"),
         OpCase("linalg.cholesky", _inputs(_spd(3)), label="float64", tol=tol),
         OpCase("linalg.cholesky", _inputs(_spd(3, (2,)), kwargs={"upper": True}),
-               label="batched-upper", tol=tol, lazy=False, lazy_note=_DASK_2D),
+               label="batched-upper", tol=tol),
         OpCase("linalg.cross", _inputs(((4, 3), "float64"), ((4, 3), "float64")),
                label="float64", tol=tol),
         OpCase("linalg.cross", _inputs(((3, 2), "float32"), ((3, 1), "float32"),
                                        kwargs={"axis": -2}), label="axis-2-broadcast", tol=tol),
         OpCase("linalg.cross", _inputs(((2, 3), "int32", -5, 5), ((2, 3), "int32", -5, 5)),
                label="int32"),
-        OpCase("linalg.det", _inputs(_wellcond(3)), label="float64", tol=tol,
-               lazy=False, lazy_note=_no_dask("det")),
+        OpCase("linalg.det", _inputs(_wellcond(3)), label="float64", tol=tol),
         OpCase("linalg.det", _inputs(_wellcond(3, (2,), "float32")), label="batched-float32",
-               tol=tol, lazy=False, lazy_note=_no_dask("det")),
+               tol=tol),
         OpCase("linalg.diagonal", _inputs(((3, 4), "float64"), kwargs={"offset": 1}),
                label="offset"),
         OpCase("linalg.diagonal", _inputs(((2, 4, 3), "int32")), label="batched"),
         OpCase("linalg.diagonal", _inputs(((4, 4), "float32"), kwargs={"offset": -2}),
                label="negative-offset"),
         OpCase("linalg.eigh", _inputs(_sym(4)), label="float64", tol=tol, canon=_canon_eigh,
-               lazy=False, lazy_note=_no_dask("eigh"), gradcheck=False),
-        OpCase("linalg.eigh", _inputs(_sym(3, (2,))), label="batched", tol=tol,
-               canon=_canon_eigh, lazy=False, lazy_note=_no_dask("eigh"), gradcheck=False),
-        OpCase("linalg.eigvalsh", _inputs(_sym(3, (2,))), label="batched", tol=tol,
-               lazy=False, lazy_note=_no_dask("eigvalsh")),
-        OpCase("linalg.eig", _inputs(_wellcond(3)), _eig_ref, label="float64", tol=tol,
-               canon=_canon_eig, lazy=False, lazy_note=_no_dask("eig"), gradcheck=False),
-        OpCase("linalg.eigvals", _inputs(_wellcond(4)), _eigvals_ref, label="float64", tol=tol,
-               canon=_sorted_eigvals, lazy=False, lazy_note=_no_dask("eigvals"),
                gradcheck=False),
+        OpCase("linalg.eigh", _inputs(_sym(3, (2,))), label="batched", tol=tol,
+               canon=_canon_eigh, gradcheck=False),
+        OpCase("linalg.eigvalsh", _inputs(_sym(3, (2,))), label="batched", tol=tol),
+        OpCase("linalg.eig", _inputs(_wellcond(3)), _eig_ref, label="float64", tol=tol,
+               canon=_canon_eig, gradcheck=False),
+        OpCase("linalg.eigvals", _inputs(_wellcond(4)), _eigvals_ref, label="float64", tol=tol,
+               canon=_sorted_eigvals, gradcheck=False),
         OpCase("linalg.inv", _inputs(_wellcond(3)), label="float64", tol=tol),
         OpCase("linalg.inv", _inputs(_wellcond(3, (2,), "float32")), label="batched-float32",
-               tol=tol, lazy=False, lazy_note=_DASK_2D),
+               tol=tol),
         OpCase("linalg.matrix_norm", _inputs(((2, 3, 4), "float64")), label="fro", tol=tol),
         OpCase("linalg.matrix_norm", _inputs(((3, 4), "float64"), kwargs={"ord": "nuc"}),
                label="nuc", tol=tol),
@@ -844,8 +834,7 @@ def _linalg_cases():
         OpCase("linalg.matrix_power", _inputs(((2, 3, 3), "float32"), extra=(0,)), label="n0"),
         OpCase("linalg.matrix_power", _inputs(_wellcond(3), extra=(-2,)), label="n-2", tol=tol),
         OpCase("linalg.matrix_rank", _inputs(_lowrank(4, 4, 2)), label="rank2"),
-        OpCase("linalg.matrix_rank", _inputs(_lowrank(3, 5, 1, (2,))), label="batched",
-               lazy=False, lazy_note=_DASK_2D),
+        OpCase("linalg.matrix_rank", _inputs(_lowrank(3, 5, 1, (2,))), label="batched"),
         OpCase("linalg.matrix_rank", _inputs(_fixed([[1.0, 0.0], [0.0, 1e-3]], "float64"),
                                              kwargs={"rtol": 1e-2}), label="rtol"),
         OpCase("linalg.outer", _inputs(((3,), "float64"), ((4,), "float64")), label="float64"),
@@ -857,23 +846,18 @@ def _linalg_cases():
         OpCase("linalg.qr", _inputs(((4, 3), "float64")), label="reduced", tol=tol,
                canon=_canon_qr, gradcheck=False),
         OpCase("linalg.qr", _inputs(((3, 3), "float64"), kwargs={"mode": "complete"}),
-               label="complete-square", tol=tol, canon=_canon_qr, gradcheck=False,
-               lazy=False, lazy_note="dask.array.linalg.qr has mode='reduced' only"),
-        OpCase("linalg.slogdet", _inputs(((3, 3), "float64")), label="float64", tol=tol,
-               lazy=False, lazy_note=_no_dask("slogdet")),
-        OpCase("linalg.slogdet", _inputs(_wellcond(3, (2,))), label="batched", tol=tol,
-               lazy=False, lazy_note=_no_dask("slogdet")),
+               label="complete-square", tol=tol, canon=_canon_qr, gradcheck=False),
+        OpCase("linalg.slogdet", _inputs(((3, 3), "float64")), label="float64", tol=tol),
+        OpCase("linalg.slogdet", _inputs(_wellcond(3, (2,))), label="batched", tol=tol),
         OpCase("linalg.solve", _inputs(_wellcond(3), ((3, 2), "float64")), label="matrix-rhs",
                tol=tol),
         OpCase("linalg.solve", _inputs(_wellcond(3, (2,)), ((2, 3, 2), "float64")),
-               label="batched", tol=tol, lazy=False, lazy_note=_DASK_2D),
+               label="batched", tol=tol),
         OpCase("linalg.svd", _inputs(((4, 3), "float64"), kwargs={"full_matrices": False}),
                label="reduced", tol=tol, canon=_canon_svd, gradcheck=False),
         OpCase("linalg.svd", _inputs(((3, 3), "float64")), label="full-square", tol=tol,
-               canon=_canon_svd, gradcheck=False, lazy=False,
-               lazy_note="dask.array.linalg.svd has no full_matrices=True"),
-        OpCase("linalg.svdvals", _inputs(((2, 4, 3), "float64")), label="batched", tol=tol,
-               lazy=False, lazy_note=_DASK_2D),
+               canon=_canon_svd, gradcheck=False),
+        OpCase("linalg.svdvals", _inputs(((2, 4, 3), "float64")), label="batched", tol=tol),
         OpCase("linalg.svdvals", _inputs(((3, 5), "float32")), label="wide-float32", tol=tol),
         OpCase("linalg.trace", _inputs(((3, 3), "float64")), label="float64"),
         OpCase("linalg.trace", _inputs(((2, 3, 4), "float32"), kwargs={"offset": 1}),
@@ -982,11 +966,10 @@ def _manipulation_cases():
                label="negative-int"),
         OpCase("getitem", lambda rng: ((_arr(rng, (4, 3)), (np.asarray([3, 0, 0], "int64"),
                                                             np.asarray([1, 2, 0], "int64"))),
-                                       {}), _getitem_ref, label="integer-arrays", lazy=False,
-               lazy_note=_DASK_FANCY),
+                                       {}), _getitem_ref, label="integer-arrays"),
         OpCase("getitem", lambda rng: ((_arr(rng, (4, 3)),
                                         (np.asarray([[2], [0]], "int64"), 1)), {}),
-               _getitem_ref, label="integer-array-and-int", lazy=False, lazy_note=_DASK_FANCY),
+               _getitem_ref, label="integer-array-and-int"),
         OpCase("getitem", lambda rng: ((_arr(rng, (5,), "int32", -9, 9),
                                         np.asarray([4, 0, 4], "int64")), {}),
                _getitem_ref, label="integer-array-1d"),
@@ -1192,10 +1175,22 @@ def _special_cases():
     ]
 
 
+def _chunking_cases():
+    # identities on values: rechunk/persist change layout and evaluation, never values
+    f64 = "float64"
+    return [
+        OpCase("rechunk", _inputs(((5, 4), f64), extra=(2,)), lambda x, c: x, label="int"),
+        OpCase("rechunk", _inputs(((6, 3), f64), extra=((4, -1),)), lambda x, c: x,
+               label="per-axis"),
+        OpCase("persist", _inputs(((3, 4), f64), ((2,), f64)), lambda *xs: tuple(xs),
+               label="two", lazy=False, lazy_note="persist computes, by design"),
+    ]
+
+
 CASES: tuple[OpCase, ...] = tuple(
     _creation_cases() + _dtype_cases() + _elementwise_cases() + _linalg_cases()
     + _manipulation_cases() + _reduction_cases() + _searching_cases() + _fft_cases()
-    + _special_cases()
+    + _special_cases() + _chunking_cases()
 )
 """Every case, grouped by op family."""
 

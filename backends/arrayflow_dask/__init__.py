@@ -27,7 +27,9 @@ class DaskBackend(Backend):
     def load_namespace(self):
         import array_api_compat.dask.array as compat
 
-        return _patched_namespace(compat)
+        ns = _patched_namespace(compat)
+        ns.repeat = _repeat(compat.repeat)
+        return ns
 
     def dtype_from_name(self, name):
         import numpy as np
@@ -37,6 +39,12 @@ class DaskBackend(Backend):
     def is_array(self, obj):
         da = __import__("sys").modules.get("dask.array")
         return da is not None and isinstance(obj, da.Array)
+
+    def getitem(self, array, key):
+        """``array[key]``, also with several integer arrays (see ``_indexing``)."""
+        from ._indexing import getitem
+
+        return getitem(array, key)
 
     def to_host(self, array):
         import numpy as np
@@ -48,24 +56,49 @@ class DaskBackend(Backend):
 
         return da.from_array(array, chunks=self.chunks)
 
+    def chunks_of(self, array):
+        return tuple(tuple(None if c != c else int(c) for c in axis) for axis in array.chunks)
+
+    def rechunk(self, array, chunks=None):
+        """``array.rechunk(chunks)``; ``chunks=None`` applies the ``chunks`` option, if set.
+
+        Returns ``array`` itself when it already has that chunking.
+        """
+        if chunks is None:
+            chunks = self.options.get("chunks")
+            if chunks is None:
+                return array  # dask's own "auto" chunking
+        from dask.array.core import normalize_chunks
+
+        target = normalize_chunks(chunks, array.shape, dtype=array.dtype,
+                                  previous_chunks=array.chunks)
+        return array if target == array.chunks else array.rechunk(target)
+
+    def resolve_shape(self, array):
+        """Dask's ``compute_chunk_sizes``: computes ``array`` once to learn its chunk sizes."""
+        return array.compute_chunk_sizes()
+
     def materialize(self, *arrays):
         import dask
 
         return dask.persist(*arrays)
 
     def compute(self, *arrays):
+        """``dask.compute`` (one execution for all), results as NumPy arrays (0-d for scalars)."""
         import dask
+        import numpy as np
 
-        return dask.compute(*arrays)
+        return tuple(np.asarray(a) for a in dask.compute(*arrays))
 
     def make_generator(self, seed):
         import dask.array as da
 
         return da.random.default_rng(seed)
 
-    def random(self, kind, shape, *, dtype, device=None, **params):
+    def random(self, kind, shape, *, dtype, device=None, chunks=None, **params):
         rng = self.generator
-        chunks = self.chunks
+        if chunks is None:
+            chunks = self.chunks
         if kind == "normal":
             out = rng.standard_normal(shape, chunks=chunks)
             out = out * params.get("std", 1.0) + params.get("mean", 0.0)
@@ -87,6 +120,29 @@ class DaskBackend(Backend):
         return f"<dask array shape={tuple(array.shape)} dtype={array.dtype} chunks={chunks}>"
 
 
+def _repeat(compat_repeat):
+    """``repeat`` whose Tensor ``repeats`` (a data-dependent output length) raise
+    :class:`~arrayflow.plugin.DataDependentShapeError`, or under ``allow_compute()``
+    are computed and the result is gathered lazily with ``take``."""
+    def repeat(x, repeats, /, *, axis=None):
+        import dask.array as da
+
+        if not isinstance(repeats, da.Array):
+            return compat_repeat(x, repeats, axis=axis)
+        from arrayflow.plugin import compute_allowed, data_dependent_error
+
+        if not compute_allowed():
+            raise data_dependent_error("repeat", "dask")
+        import numpy as np
+
+        if axis is None:
+            x, axis = da.reshape(x, (-1,)), 0
+        counts = np.broadcast_to(np.asarray(repeats.compute()), (x.shape[axis],))
+        return da.take(x, np.repeat(np.arange(x.shape[axis]), counts), axis=axis)
+
+    return repeat
+
+
 def _patched_namespace(compat):
     """array-api-compat's Dask namespace with Dask's gaps and bugs mended.
 
@@ -95,11 +151,12 @@ def _patched_namespace(compat):
 
     - ``eye(n, m, k=k)`` is built from comparisons (dask 2026.8's ``da.eye`` with
       ``k != 0`` fails to compute: "Missing dependency");
-    - ``linalg.cholesky(x, upper=...)`` passes ``lower=not upper`` (the wrapper
-      forwards ``upper`` to ``da.linalg.cholesky``, whose default is the upper factor);
     - ``linspace`` accepts complex endpoints (``da.linspace`` calls ``float()``);
-    - ``linalg.svdvals`` and ``linalg.matrix_rank`` use ``da.linalg.svd`` on the tall
-      orientation (Dask has no ``full_matrices=True`` and no ``compute_uv``).
+    - ``linalg`` works on batches of matrices and has the functions Dask lacks
+      (``det``, ``slogdet``, ``eigh``, ``eig``, ``qr(mode="complete")``,
+      ``svd(full_matrices=True)``, ...): Dask's blocked algorithms where they
+      apply, NumPy per batch block otherwise; see
+      :mod:`arrayflow_dask._linalg`.
     """
     import types
 
@@ -117,27 +174,6 @@ def _patched_namespace(compat):
         cols = da.arange(n_cols)[None, :]
         return (cols - rows == k).astype(dtype if dtype is not None else "float64")
 
-    def cholesky(x, /, *, upper=False):
-        return da.linalg.cholesky(x, lower=not upper)
-
-    def svdvals(x, /):
-        if x.ndim != 2:
-            raise NotImplementedError(
-                "arrayflow (dask backend): linalg.svdvals supports 2-D arrays only")
-        if x.shape[0] < x.shape[1]:
-            x = x.T
-        if x.numblocks[1] != 1:
-            x = x.rechunk({1: -1})
-        return da.linalg.svd(x)[1]
-
-    def matrix_rank(x, /, *, rtol=None):
-        s = svdvals(x)
-        if rtol is None:
-            import numpy as np
-
-            rtol = max(x.shape[-2:]) * np.finfo(x.dtype).eps
-        return da.count_nonzero(s > rtol * s.max())
-
     def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, **kwargs):
         if isinstance(start, complex) or isinstance(stop, complex):
             # da.linspace calls float() on the endpoints
@@ -150,7 +186,7 @@ def _patched_namespace(compat):
 
     ns.eye = eye
     ns.linspace = linspace
-    la.cholesky = cholesky
-    la.svdvals = svdvals
-    la.matrix_rank = matrix_rank
+    from ._linalg import patch_linalg
+
+    patch_linalg(la, compat)
     return ns

@@ -1,0 +1,80 @@
+"""Working with lazy backends: ``compute`` and ``allow_compute`` (Dask's words).
+
+``persist`` and ``rechunk`` are ops (:mod:`arrayflow.ops.chunking`), so they are
+differentiable; ``compute`` ends the lazy graph and gives concrete values.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from . import _backend
+from .ops._registry import _wrap1
+from .overrides import overridable
+from .tensor import Tensor
+
+__all__ = ["allow_compute", "compute"]
+
+
+@overridable
+def compute(*tensors):
+    """Compute several Tensors in one graph execution and return concrete Tensors.
+
+    Dask's ``dask.compute``: work shared by the arguments (the forward pass a
+    loss and all its gradients depend on) runs once. With a
+    ``dask.distributed.Client`` active the work runs on its cluster.
+
+    Parameters
+    ----------
+    *tensors : Tensor or any
+        Tensors, possibly of different backends; other objects pass through.
+
+    Returns
+    -------
+    tuple
+        One entry per argument. A lazy backend's Tensor becomes a Tensor of the
+        eager backend holding its values (Dask: a ``"numpy"`` Tensor, so
+        ``float(loss)`` and ``.numpy()`` are free); an eager backend's Tensor is
+        returned detached (same storage). Results never require grad.
+
+    Examples
+    --------
+    >>> loss, gw = af.compute(loss, model.weight.grad)  # doctest: +SKIP
+    """
+    out = list(tensors)
+    groups: dict[int, tuple] = {}
+    for i, t in enumerate(tensors):
+        if isinstance(t, Tensor):
+            b = t._backend
+            groups.setdefault(id(b), (b, []))[1].append(i)
+    for b, idx in groups.values():
+        if not b.lazy:
+            for i in idx:
+                out[i] = tensors[i].detach()
+            continue
+        arrays = b.compute(*(tensors[i]._cell.array for i in idx))
+        for i, a in zip(idx, arrays):
+            out[i] = _wrap1(a, _backend.backend_of_array(a) or b)
+    return tuple(out)
+
+
+@contextlib.contextmanager
+def allow_compute():
+    """Let functions with data-dependent output shapes compute them on lazy backends.
+
+    ``unique_*``, ``nonzero``, boolean-mask indexing and ``repeat`` with Tensor
+    repeats raise :class:`DataDependentShapeError` on a lazy backend, because
+    their output shape is only known from the values. Inside this block they
+    compute what they need (Dask: ``compute_chunk_sizes``) and the result stays
+    lazy, with a known shape. Context-local (``contextvars``).
+
+    Examples
+    --------
+    >>> with af.allow_compute():  # doctest: +SKIP
+    ...     pos = x[x > 0]
+    """
+    token = _backend._compute_allowed.set(True)
+    try:
+        yield
+    finally:
+        _backend._compute_allowed.reset(token)
