@@ -134,7 +134,12 @@ def _overloads(a) -> bool:
     t = type(a)
     if not hasattr(t, "__arrayflow_function__"):
         return False
+    st = _state.get()
+    if st is not None and st.disable_all:
+        return False
     if isinstance(a, _registry.Tensor):
+        if st is not None and st.disable_subclass:
+            return False  # inside a Tensor subclass's default __arrayflow_function__
         return t is not _registry.Tensor and _registry._subclass_dispatches(t)
     return True
 
@@ -192,7 +197,7 @@ def overridable(func):
     def wrapper(*args, **kwargs):
         st = _state.get()
         relevant = _relevant(args, kwargs)
-        if relevant or (st is not None and st.modes):
+        if relevant or (st is not None and st.modes and not st.disable_all):
             return handle_arrayflow_function(wrapper, relevant, *args, **kwargs)
         return func(*args, **kwargs)
 
