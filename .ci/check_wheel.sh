@@ -20,7 +20,11 @@ for mod in ("arrayflow", "arrayflow.linalg", "arrayflow.fft", "arrayflow.overrid
             "arrayflow.nn", "arrayflow.optim", "arrayflow.utils", "arrayflow.utils.data",
             "arrayflow.testing", "arrayflow.examples.demo", "arrayflow.examples.scalar_tensor",
             "arrayflow.examples.metadata_tensor", "arrayflow_numpy", "arrayflow_strict",
-            "arrayflow_dask", "arrayflow_cupy", "arrayflow_conformance"):
+            "arrayflow_dask", "arrayflow_cupy", "arrayflow_conformance",
+            "arrayflow_conformance.backend", "arrayflow_conformance.tensor_like",
+            "arrayflow_conformance.function", "arrayflow_conformance.reporters",
+            "arrayflow_conformance.pytest_plugin", "arrayflow_conformance.pytest_suite",
+            "arrayflow.testing.grad", "arrayflow.testing.lazy", "arrayflow.testing.promotion"):
     importlib.import_module(mod)
 import importlib.resources as r
 assert (r.files("arrayflow") / "py.typed").is_file(), "py.typed missing from the wheel"

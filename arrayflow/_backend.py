@@ -181,8 +181,13 @@ class Backend:
         """
         if self.array_module not in sys.modules:
             return False
-        mod = type(obj).__module__
-        return mod == self.array_module or mod.startswith(self.array_module + ".")
+        t = type(obj)
+        mod = t.__module__
+        if not (mod == self.array_module or mod.startswith(self.array_module + ".")):
+            return False
+        # arrays have a shape and a dtype; the library's dtype objects (numpy.dtypes.*) and
+        # other helpers from the same module are not arrays
+        return hasattr(t, "dtype") and hasattr(t, "shape") and not isinstance(obj, type)
 
     def dtype_from_name(self, name: str):
         """The native dtype object for a standard dtype name (default ``getattr(xp, name)``)."""

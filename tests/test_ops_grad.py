@@ -12,76 +12,9 @@ import arrayflow as af
 from arrayflow.autograd import gradcheck, gradgradcheck
 from arrayflow.ops import OPS
 from arrayflow.testing import CASES
-from arrayflow.testing.cases import NON_DIFFERENTIABLE, to_arrayflow
-
-
-def _is_f64(a):
-    return isinstance(a, np.ndarray) and a.dtype == np.float64
-
-
-# Cases placed on purpose where the function is not differentiable (rounding ties, zeros of
-# sign/copysign, rank changes): finite differences are meaningless there.
-AT_A_KINK = {"round-halves-to-even", "sign-zeros", "copysign-signed-zero",
-             "linalg.pinv-rank-deficient"}
-# These read one triangle of a symmetric input: check them on (x + x.mT) / 2, as PyTorch does.
-SYMMETRIC_INPUT = {"linalg.cholesky", "linalg.eigh", "linalg.eigvalsh"}
-
-
-def _real_outputs(case):
-    args, kwargs = case.sample(0)
-    from arrayflow.testing.cases import to_numpy
-
-    n_args, n_kwargs = to_numpy((args, kwargs))
-    with np.errstate(all="ignore"):
-        out = case.reference_fn()(*n_args, **n_kwargs)
-    outs = out if isinstance(out, (tuple, list)) else (out,)
-    return any(np.asarray(o).dtype.kind == "f" for o in outs)
-
-
-def _grad_case(case):
-    if not (case.differentiable and case.gradcheck) or case.id in AT_A_KINK:
-        return False
-    args, kwargs = case.sample(0)
-    leaves = [a for a in args if _is_f64(a)]
-    leaves += [e for a in args if isinstance(a, (list, tuple)) for e in a if _is_f64(e)]
-    return bool(leaves) and all(a.size <= 64 for a in leaves) and _real_outputs(case)
-
-
-GRAD_CASES = [c for c in CASES if _grad_case(c)]
-
-
-def _build(case, seed=0):
-    """(function of the float64 leaves, leaf Tensors requiring grad) for ``case``."""
-    args, kwargs = case.sample(seed)
-    slots = []  # (i, j or None)
-    for i, a in enumerate(args):
-        if _is_f64(a):
-            slots.append((i, None))
-        elif isinstance(a, (list, tuple)):
-            slots += [(i, j) for j, e in enumerate(a) if _is_f64(e)]
-    a_args, a_kwargs = to_arrayflow((args, kwargs))
-    leaves = []
-    for i, j in slots:
-        t = a_args[i] if j is None else a_args[i][j]
-        leaves.append(t.detach().requires_grad_())
-
-    def fn(*xs):
-        call = [list(a) if isinstance(a, (list, tuple)) else a for a in a_args]
-        for (i, j), x in zip(slots, xs):
-            if j is None:
-                call[i] = x
-            else:
-                call[i][j] = x
-        call = [type(a_args[k])(c) if isinstance(a_args[k], tuple) else c
-                for k, c in enumerate(call)]
-        if case.op in SYMMETRIC_INPUT:
-            call[0] = (call[0] + call[0].mT) / 2
-        out = OPS[case.op](*call, **a_kwargs)
-        outs = out if isinstance(out, (tuple, list)) else (out,)
-        return tuple(o for o in outs if isinstance(o, af.Tensor)
-                     and o.dtype.kind == "real floating")
-
-    return fn, tuple(leaves)
+from arrayflow.testing.cases import NON_DIFFERENTIABLE
+from arrayflow.testing.grad import GRAD_CASES
+from arrayflow.testing.grad import build as _build
 
 
 def test_every_differentiable_op_has_a_vjp():

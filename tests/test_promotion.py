@@ -16,37 +16,12 @@ import pytest
 from conftest import on_backend
 
 import arrayflow as af
+from arrayflow.testing.promotion import DTYPE_CODES, PROMOTION_TABLE
 
 BACKENDS = ["numpy", "strict"]
 
-_CODES = {"b": "bool", "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64",
-          "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64",
-          "f4": "float32", "f8": "float64", "c8": "complex64", "c16": "complex128"}
-
-# (a, b) -> result, one entry per unordered pair; promotion is symmetric.
-_TABLE = {
-    # bool
-    ("b", "b"): "b",
-    # signed integers
-    ("i1", "i1"): "i1", ("i1", "i2"): "i2", ("i1", "i4"): "i4", ("i1", "i8"): "i8",
-    ("i2", "i2"): "i2", ("i2", "i4"): "i4", ("i2", "i8"): "i8",
-    ("i4", "i4"): "i4", ("i4", "i8"): "i8",
-    ("i8", "i8"): "i8",
-    # unsigned integers
-    ("u1", "u1"): "u1", ("u1", "u2"): "u2", ("u1", "u4"): "u4", ("u1", "u8"): "u8",
-    ("u2", "u2"): "u2", ("u2", "u4"): "u4", ("u2", "u8"): "u8",
-    ("u4", "u4"): "u4", ("u4", "u8"): "u8",
-    ("u8", "u8"): "u8",
-    # mixed unsigned and signed integers (uint64 with a signed type is undefined)
-    ("u1", "i1"): "i2", ("u1", "i2"): "i2", ("u1", "i4"): "i4", ("u1", "i8"): "i8",
-    ("u2", "i1"): "i4", ("u2", "i2"): "i4", ("u2", "i4"): "i4", ("u2", "i8"): "i8",
-    ("u4", "i1"): "i8", ("u4", "i2"): "i8", ("u4", "i4"): "i8", ("u4", "i8"): "i8",
-    # real floating
-    ("f4", "f4"): "f4", ("f4", "f8"): "f8", ("f8", "f8"): "f8",
-    # complex floating, and real with complex floating
-    ("c8", "c8"): "c8", ("c8", "c16"): "c16", ("c16", "c16"): "c16",
-    ("f4", "c8"): "c8", ("f4", "c16"): "c16", ("f8", "c8"): "c16", ("f8", "c16"): "c16",
-}
+_CODES = DTYPE_CODES
+_TABLE = PROMOTION_TABLE
 
 _KIND = {"b": "bool", "i": "signed", "u": "unsigned", "f": "floating", "c": "floating"}
 

@@ -5,8 +5,14 @@ function in :data:`arrayflow.ops.OPS`, inputs, a NumPy reference, tolerances
 per dtype and flags (differentiable, works on lazy backends). The test suite,
 the conformance runner and the gradient checks all read it.
 
-Importing this package imports no array library; NumPy is imported the first
-time a case is built or evaluated.
+The same package holds the rest of the shared machinery, imported by the test
+suite and by the conformance runner (``arrayflow-conformance``):
+:mod:`arrayflow.testing.grad` (the gradient-checked cases and how to build
+them), :mod:`arrayflow.testing.lazy` (``forbid_compute`` for lazy backends) and
+:mod:`arrayflow.testing.promotion` (the standard's type promotion table).
+
+Importing this package (or those modules) imports no array library; NumPy is
+imported the first time a case is built or evaluated.
 """
 
 from .cases import (
