@@ -303,3 +303,34 @@ def test_not_a_function_is_a_setup_error():
     (r,) = report.results
     assert (r.group, r.status) == ("setup", "error")
     assert "not an arrayflow.autograd.Function" in r.detail
+
+
+def test_pytest_one_line_for_a_duck_type(tmp_path):
+    """``tensor_like_conformance(...)`` in a test module: one test per function; handled
+    passes, NotImplemented skips (fails under strict=True), raised fails with the detail."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "test_duck.py").write_text(
+        "from arrayflow_conformance.pytest_plugin import tensor_like_conformance\n"
+        "test_scalar = tensor_like_conformance(\n"
+        "    'arrayflow.examples.scalar_tensor:ScalarTensor',\n"
+        "    factory='arrayflow.examples.scalar_tensor:conformance_instance')\n"
+        "test_strict = tensor_like_conformance(\n"
+        "    'arrayflow.examples.scalar_tensor:ScalarTensor',\n"
+        "    factory='arrayflow.examples.scalar_tensor:conformance_instance', strict=True)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+
+    def pytest_run(*k):
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                               "test_duck.py", *k], cwd=tmp_path, capture_output=True,
+                              text=True, env=env, timeout=300)
+
+    out = pytest_run("-k", "test_scalar and (add or mean or exp)", "-rA")
+    assert "PASSED test_duck.py::test_scalar[arrayflow:add]" in out.stdout, out.stdout[-3000:]
+    assert "FAILED test_duck.py::test_scalar[arrayflow:mean]" in out.stdout
+    assert "SKIPPED" in out.stdout and "exp: not_implemented" in out.stdout
+    out = pytest_run("-k", "test_strict and (exp or add)")
+    assert out.returncode == 1 and "FAILED test_duck.py::test_strict[arrayflow:exp]" in (
+        out.stdout) and "1 passed" in out.stdout, out.stdout[-3000:]

@@ -18,7 +18,7 @@ import functools
 import arrayflow as af
 
 __all__ = ["ScalarTensor", "ScalarTensorFallback", "HANDLED_FUNCTIONS", "implements",
-           "ensure_tensor"]
+           "ensure_tensor", "conformance_instance"]
 
 HANDLED_FUNCTIONS = {}
 
@@ -109,6 +109,14 @@ def main():
     except TypeError as e:
         print("TypeError:", e)
     print("fallback mul:", af.mul(ScalarTensorFallback(2, 2), ScalarTensorFallback(2, 2)))
+
+
+def conformance_instance(t=None):
+    """``--factory`` for ``arrayflow-conformance tensor-like``: a 2 x 2 ScalarTensor, value 1.5.
+
+    ScalarTensor cannot hold arbitrary data, so the runner's sample Tensor ``t`` is ignored.
+    """
+    return ScalarTensor(2, 1.5)
 
 
 if __name__ == "__main__":

@@ -20,13 +20,19 @@ suite instead of the quick one; ``--arrayflow-seed N`` sets the Hypothesis seed.
 A test written as ``test_x = backend_conformance()`` (no name) runs on the
 backends given by ``--arrayflow-backend`` and is skipped when there is none.
 
+A duck-type author gets one test per overridable function the same way::
+
+    from arrayflow_conformance.pytest_plugin import tensor_like_conformance
+
+    test_coverage = tensor_like_conformance("mypkg:MyTensor", factory="mypkg:make")
+
 Loading the plugin costs nothing: it registers the options and imports neither
 arrayflow nor an array library until a conformance test is collected.
 """
 
 from __future__ import annotations
 
-__all__ = ["backend_conformance"]
+__all__ = ["backend_conformance", "tensor_like_conformance"]
 
 _FIXTURE = "arrayflow_conformance_check"
 
@@ -135,3 +141,60 @@ def backend_conformance(*names: str, quick: bool = True):
             _FIXTURE, _params(names, quick=quick, seed=0))(test_arrayflow_conformance)
     return pytest.mark.arrayflow_backend(*names, quick=quick)(test_arrayflow_conformance)
 
+
+
+def _tensor_like_params(target, factory, seed):
+    import argparse
+
+    import pytest
+
+    from . import tensor_like
+    from .progress import NullProgress
+
+    args = argparse.Namespace(target=target, factory=factory, fail_under=None, seed=seed)
+    report = tensor_like.run(args, NullProgress())
+    return [pytest.param(r, id=f"{r.group}:{r.name}") for r in report.results]
+
+
+def tensor_like_conformance(target: str, *, factory: str | None = None,
+                            strict: bool = False, seed: int = 0):
+    """A pytest test function checking a duck-typed class against every overridable function.
+
+    Parameters
+    ----------
+    target : str
+        ``"MODULE:CLASS"``, the class defining ``__arrayflow_function__``.
+    factory : str, optional
+        ``"MODULE:FUNC"`` returning an instance (called with a plain Tensor), as
+        ``arrayflow-conformance tensor-like --factory``.
+    strict : bool
+        False (default): functions the class does not implement (``NotImplemented``)
+        are skipped tests, so the suite passes while coverage grows; True: they fail.
+    seed : int
+        Seed of the sample inputs.
+
+    Returns
+    -------
+    function
+        Assign it to a ``test_*`` name: one test per function (``arrayflow:exp``,
+        ``Tensor:Tensor.__add__``, ...). ``handled`` passes; ``raised``,
+        ``dropped_kwargs`` and ``lost_type`` fail with the runner's detail; a class
+        that cannot be loaded or instantiated fails one ``setup`` test.
+    """
+    import pytest
+
+    @pytest.mark.parametrize("arrayflow_tensor_like_result",
+                             _tensor_like_params(target, factory, seed))
+    def test_arrayflow_tensor_like(arrayflow_tensor_like_result):
+        r = arrayflow_tensor_like_result
+        if r.status == "skipped" or (r.status == "not_implemented" and not strict):
+            pytest.skip(f"{r.name}: {r.status}: {r.detail}")
+        if r.status not in ("handled", "passed"):
+            msg = [f"{r.status}: {r.name} with {target}", r.detail]
+            if r.inputs:
+                msg.append(f"inputs: {r.inputs}")
+            if r.repro:
+                msg.append(f"reproduce: {r.repro}")
+            pytest.fail("\n".join(msg), pytrace=False)
+
+    return test_arrayflow_tensor_like
