@@ -10,56 +10,15 @@ import numpy as np
 
 import arrayflow as af
 from arrayflow.autograd import Function, once_differentiable
+
+# --- the seeds' Functions, shipped in arrayflow.examples.custom_function -------------------
+from arrayflow.examples.custom_function import (  # noqa: E402,F401 - referenced as MODULE:NAME
+    LinearFunction,
+    MulConstant,
+    linear_inputs,
+    mul_inputs,
+)
 from arrayflow.examples.scalar_tensor import ScalarTensor
-
-# --- the seeds' Functions (docs/autograd.md, tests/test_autograd.py) -------------------------
-
-class LinearFunction(Function):
-    """``input @ weight.T + bias``, with a backward that honours ``needs_input_grad``."""
-
-    @staticmethod
-    def forward(ctx, input, weight, bias=None):
-        ctx.save_for_backward(input, weight, bias)
-        output = input.mm(weight.t())
-        if bias is not None:
-            output += bias.unsqueeze(0).expand_as(output)
-        return output
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        input, weight, bias = ctx.saved_tensors
-        grad_input = grad_weight = grad_bias = None
-        if ctx.needs_input_grad[0]:
-            grad_input = grad_output.mm(weight)
-        if ctx.needs_input_grad[1]:
-            grad_weight = grad_output.t().mm(input)
-        if bias is not None and ctx.needs_input_grad[2]:
-            grad_bias = grad_output.sum(0)
-        return grad_input, grad_weight, grad_bias
-
-
-class MulConstant(Function):
-    """``tensor * constant`` (the constant is a Python number)."""
-
-    @staticmethod
-    def forward(ctx, tensor, constant):
-        ctx.constant = constant
-        return tensor * constant
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output * ctx.constant, None
-
-
-def linear_inputs(rng):
-    """``(input (4, 3), weight (5, 3), bias (5,))``, float64."""
-    return rng.standard_normal((4, 3)), rng.standard_normal((5, 3)), rng.standard_normal(5)
-
-
-def mul_inputs():
-    """``(tensor (3, 2), 2.5)``."""
-    return np.linspace(-1.0, 1.0, 6).reshape(3, 2), 2.5
-
 
 # --- broken Functions ----------------------------------------------------------------------
 
