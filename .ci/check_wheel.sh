@@ -24,7 +24,7 @@ for mod in ("arrayflow", "arrayflow.linalg", "arrayflow.fft", "arrayflow.overrid
             "arrayflow_dask", "arrayflow_cupy", "arrayflow_conformance",
             "arrayflow_conformance.backend", "arrayflow_conformance.tensor_like",
             "arrayflow_conformance.function", "arrayflow_conformance.reporters",
-            "arrayflow_conformance.pytest_plugin", "arrayflow_conformance.pytest_suite",
+            "arrayflow_conformance.pytest_plugin",
             "arrayflow.testing.grad", "arrayflow.testing.lazy", "arrayflow.testing.promotion"):
     importlib.import_module(mod)
 import importlib.resources as r
