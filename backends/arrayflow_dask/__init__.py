@@ -152,6 +152,8 @@ def _patched_namespace(compat):
     - ``eye(n, m, k=k)`` is built from comparisons (dask 2026.8's ``da.eye`` with
       ``k != 0`` fails to compute: "Missing dependency");
     - ``linspace`` accepts complex endpoints (``da.linspace`` calls ``float()``);
+    - ``tensordot`` keeps the standard's result dtype (Dask widens small integers);
+    - ``searchsorted`` accepts a Python scalar ``x2`` (the standard, 2025.12);
     - ``linalg`` works on batches of matrices and has the functions Dask lacks
       (``det``, ``slogdet``, ``eigh``, ``eig``, ``qr(mode="complete")``,
       ``svd(full_matrices=True)``, ...): Dask's blocked algorithms where they
@@ -184,8 +186,25 @@ def _patched_namespace(compat):
         return compat.linspace(start, stop, num, dtype=dtype, device=device,
                                endpoint=endpoint, **kwargs)
 
+    def tensordot(x1, x2, /, *, axes=2):
+        # dask sums small integer products in a wider type (uint8 -> uint64)
+        out = compat.tensordot(x1, x2, axes=axes)
+        dtype = da.result_type(x1, x2)
+        return out if out.dtype == dtype else out.astype(dtype)
+
+    def searchsorted(x1, x2, /, *, side="left", sorter=None):
+        if not isinstance(x2, da.Array):  # the standard allows a Python scalar x2
+            import numpy as np
+
+            x2 = da.from_array(np.asarray(x2, dtype=x1.dtype))
+        if x2.ndim == 0:  # dask's searchsorted fails to compute 0-d x2: search a 1-vector
+            return compat.searchsorted(x1, x2.reshape(1), side=side, sorter=sorter)[0]
+        return compat.searchsorted(x1, x2, side=side, sorter=sorter)
+
     ns.eye = eye
     ns.linspace = linspace
+    ns.tensordot = tensordot
+    ns.searchsorted = searchsorted
     from ._linalg import patch_linalg
 
     patch_linalg(la, compat)

@@ -221,18 +221,22 @@ def patch_linalg(la, compat):
         return _gufunc(_np_cholesky_upper if upper else _np_cholesky_lower,
                        "(m,m)->(m,m)", x)
 
+    def _blocked_lu(x):
+        # Dask's LU-based inv/solve need a 2-D matrix in square blocks
+        return x.ndim == 2 and x.shape[0] > 0 and len(set(x.chunks[0] + x.chunks[1])) == 1
+
     def inv(x, /):
-        if x.ndim == 2:
-            return da.linalg.inv(x)
+        if _blocked_lu(x):  # da.linalg.inv solves against a float64 eye: keep x's dtype
+            eye = da.eye(x.shape[0], chunks=x.chunks[0][0], dtype=x.dtype)
+            return da.linalg.solve(x, eye).astype(x.dtype, copy=False)
         return _gufunc(_np_inv, "(m,m)->(m,m)", x)
 
     def solve(x1, x2, /):
         if x2.ndim == 1:  # the standard: a 1-D x2 is one vector, broadcast over batches
-            if x1.ndim == 2:
-                return da.linalg.solve(x1, x2)
             return solve(x1, x2[:, None])[..., 0]
-        if x1.ndim == 2 and x2.ndim == 2:
-            return da.linalg.solve(x1, x2)
+        if _blocked_lu(x1) and x2.ndim == 2:
+            dtype = da.result_type(x1, x2)
+            return da.linalg.solve(x1, x2.rechunk({0: x1.chunks[0]})).astype(dtype, copy=False)
         return _gufunc(_np_solve, "(m,m),(m,n)->(m,n)", x1, x2)
 
     def det(x, /):
