@@ -27,11 +27,9 @@ PAIRS = [
 
 
 def _outputs(result):
-    if isinstance(result, af.Tensor):
-        return [result]
-    if isinstance(result, (tuple, list)):
-        return [t for r in result for t in _outputs(r)]
-    return []
+    from arrayflow.testing.cases import tensors_in
+
+    return tensors_in(result)
 
 
 @pytest.mark.parametrize(("case", "backend_name"), PAIRS)

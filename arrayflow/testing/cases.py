@@ -210,6 +210,17 @@ def to_arrayflow(obj):
     return obj
 
 
+def tensors_in(result) -> list:
+    """The Tensors in an op's result (a Tensor, or nested tuples/lists of them), in order."""
+    from ..tensor import Tensor
+
+    if isinstance(result, Tensor):
+        return [result]
+    if isinstance(result, (tuple, list)):
+        return [t for r in result for t in tensors_in(r)]
+    return []
+
+
 def to_numpy(obj):
     """The reference's view of the same inputs: copies of arrays, NumPy dtypes."""
     ndarray = np.ndarray

@@ -306,13 +306,9 @@ def _case_inputs(case):
 
 
 def _outputs(result):
-    import arrayflow as af
+    from arrayflow.testing.cases import tensors_in
 
-    if isinstance(result, af.Tensor):
-        return [result]
-    if isinstance(result, (tuple, list)):
-        return [t for r in result for t in _outputs(r)]
-    return []
+    return tensors_in(result)
 
 
 def _forward_once(case, sample, ctx: Context) -> None:
