@@ -115,7 +115,7 @@ from ._vjp_util import sum_to_shape as _sum_to  # noqa: E402
 @where.defvjp
 def _where_vjp(xp, res, g):
     cond, x1, x2 = res
-    zero = xp.zeros_like(g)
+    zero = xp.zeros((), dtype=g.dtype)  # 0-d: broadcasts, no array the size of g
     g1 = _sum_to(xp, xp.where(cond, g, zero), x1.shape) if hasattr(x1, "shape") else None
     g2 = _sum_to(xp, xp.where(cond, zero, g), x2.shape) if hasattr(x2, "shape") else None
     return (None, g1, g2)
