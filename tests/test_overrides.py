@@ -377,7 +377,8 @@ def test_explain_dispatch_reports_collection_order_and_outcomes():
     assert plain.collected == [] and plain.result.tolist() == [2.0]
 
 
-def test_duck_type_on_the_right_of_an_operator_sees_the_reflected_method():
+def _recording_duck():
+    """A duck type whose override records ``func`` in the returned list and answers "duck"."""
     seen = []
 
     class Duck:
@@ -386,6 +387,11 @@ def test_duck_type_on_the_right_of_an_operator_sees_the_reflected_method():
             seen.append(func)
             return "duck"
 
+    return Duck, seen
+
+
+def test_duck_type_on_the_right_of_an_operator_sees_the_reflected_method():
+    Duck, seen = _recording_duck()
     assert af.ones(2) + Duck() == "duck"
     assert seen == [af.Tensor.__add__]
     with pytest.raises(TypeError, match=r"'arrayflow.Tensor.__add__'"):
@@ -407,14 +413,7 @@ def test_reflected_operator_passes_its_own_argument_order():
 
 
 def test_inplace_operators_dispatch():
-    seen = []
-
-    class Duck:
-        @classmethod
-        def __arrayflow_function__(cls, func, types, args=(), kwargs=None):
-            seen.append(func)
-            return "duck"
-
+    Duck, seen = _recording_duck()
     t = af.ones(2)
     assert af.Tensor.__iadd__(t, Duck()) == "duck"
     assert seen == [af.Tensor.__iadd__]
