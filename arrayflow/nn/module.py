@@ -10,11 +10,14 @@ forward on a lazy backend stays lazy.
 from __future__ import annotations
 
 import builtins
+import contextvars
 import itertools
+import warnings
 import weakref
 from collections import OrderedDict, namedtuple
 
-from ..autograd import no_grad
+from ..autograd import Function, is_grad_enabled, no_grad
+from ..autograd._hook_check import check_hook_grad, hook_name
 from ..tensor import Tensor
 from .parameter import Parameter
 
@@ -58,6 +61,186 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
+
+
+class _BackwardHookFunction(Function):
+    """Identity on the Tensors given; its backward hands the gradients to a callback.
+
+    The node PyTorch's ``BackwardHook`` puts around a Module's inputs and outputs
+    (``BackwardHookFunctionBackward``): the forward receives, and the caller gets,
+    new Tensors on the same storage.
+    """
+
+    @staticmethod
+    def forward(ctx, on_backward, materialize, *args):
+        ctx.on_backward = on_backward
+        ctx.set_materialize_grads(materialize)
+        return args
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None, None, *ctx.on_backward(grads))
+
+
+class _BackwardHook:
+    """One forward call's full backward (pre-)hooks: PyTorch's ``torch.utils.hooks.BackwardHook``.
+
+    Input gradients are captured by an identity node on the Module's positional
+    Tensor inputs, output gradients by one on its outputs. The pre-hooks run when
+    the output gradients arrive; the hooks when the input gradients are computed,
+    with both.
+    """
+
+    def __init__(self, module, user_hooks, user_pre_hooks):
+        self.module = module
+        self.user_hooks = user_hooks
+        self.user_pre_hooks = user_pre_hooks
+        self.grad_outputs = None
+        self.n_outputs = -1
+        self.output_tensors_index = None
+        self.output_meta = None
+        self.n_inputs = -1
+        self.input_tensors_index = None
+        self.input_meta = None
+
+    @staticmethod
+    def _pack_with_none(indices, values, size):
+        res = [None] * size
+        for idx, val in zip(indices, values):
+            res[idx] = val
+        return tuple(res)
+
+    @staticmethod
+    def _unpack_none(indices, values):
+        return tuple(values[idx] for idx in indices)
+
+    def _check(self, hook, result, expected_len, meta, what, kind):
+        grad = "grad_input" if what == "Backward hook" else "grad_output"
+        if not isinstance(result, (tuple, list)) or len(result) != expected_len:
+            n = len(result) if hasattr(result, "__len__") else type(result).__name__
+            raise RuntimeError(
+                f"Module.{kind}: {what} {hook_name(hook)!r} returned an invalid number of "
+                f"{grad}, got {n}, but expected {expected_len} (return a tuple with one "
+                f"entry per {'input' if grad == 'grad_input' else 'output'}, or None)")
+        out = []
+        for i, v in enumerate(result):
+            m = meta.get(i)
+            if m is None:  # a non-Tensor position: whatever comes back is dropped
+                out.append(v)
+                continue
+            out.append(check_hook_grad(hook, v, *m, where=f"Module.{kind}: {grad}[{i}]"))
+        return tuple(out)
+
+    def _apply_on_tensors(self, on_backward, args, materialize):
+        idx, tensors = [], []
+        requires_grad = False
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                idx.append(i)
+                tensors.append(a)
+                requires_grad |= a.requires_grad
+        if not (requires_grad and is_grad_enabled()):
+            return args, None, None, None
+        # Tensors that do not require grad pass unchanged: their gradient entry is None.
+        diff = [k for k, t in enumerate(tensors) if t.requires_grad]
+        new = _BackwardHookFunction.apply(on_backward, materialize,
+                                          *(tensors[k] for k in diff))
+        out = list(args)
+        for k, t in zip(diff, new):
+            out[idx[k]] = t
+        meta = {i: (tuple(t.shape), t.dtype, t._backend) for i, t in zip(idx, tensors)}
+        out = tuple(out) if type(args) is tuple else type(args)(*out)
+        return out, idx, meta, [idx[k] for k in diff]
+
+    def setup_input_hook(self, args):
+        res, idx, meta, self._input_diff = self._apply_on_tensors(self._on_input_grads, args,
+                                                                      True)
+        self.n_inputs = len(args)
+        self.input_tensors_index = idx
+        self.input_meta = meta
+        return res
+
+    def _on_input_grads(self, grads):
+        if self.grad_outputs is None:
+            # the gradient reached the inputs without passing through the outputs
+            # (double backward): PyTorch does not call the hooks then
+            return grads
+        res = list(self._pack_with_none(self._input_diff, grads, self.n_inputs))
+        for i in self.input_tensors_index:
+            if i not in self._input_diff:
+                # a Tensor input that does not require grad: a zero gradient (PyTorch
+                # materializes one for it)
+                shape, dtype, backend = self.input_meta[i]
+                res[i] = Tensor._from_array(
+                    backend.xp.zeros(shape, dtype=backend.native_dtype(dtype)), backend)
+        res = tuple(res)
+        for hook in self.user_hooks:
+            out = hook(self.module, res, self.grad_outputs)
+            if out is None:
+                continue
+            res = self._check(hook, out, len(res), self.input_meta, "Backward hook",
+                              "register_full_backward_hook")
+        self.grad_outputs = None
+        return self._unpack_none(self._input_diff, res)
+
+    def setup_output_hook(self, result):
+        is_tuple = isinstance(result, tuple)
+        args = result if is_tuple else (result,)
+        res, idx, meta, self._output_diff = self._apply_on_tensors(self._on_output_grads,
+                                                                       args, False)
+        self.n_outputs = len(args)
+        self.output_tensors_index = idx
+        self.output_meta = meta
+        return res if is_tuple else res[0]
+
+    def _on_output_grads(self, grads):
+        self.grad_outputs = self._pack_with_none(self._output_diff, grads, self.n_outputs)
+        for hook in self.user_pre_hooks:
+            out = hook(self.module, self.grad_outputs)
+            if out is None:
+                continue
+            self.grad_outputs = self._check(hook, out, len(self.grad_outputs),
+                                            self.output_meta, "Backward pre hook",
+                                            "register_full_backward_pre_hook")
+        local = self.grad_outputs
+        if self.input_tensors_index is None:
+            # no input requires grad: the hooks fire now, with grad_input all None
+            warnings.warn(
+                "Full backward hook is firing when gradients are computed with respect to "
+                "module outputs since no inputs require gradients.", stacklevel=2)
+            grad_inputs = self._pack_with_none([], [], self.n_inputs)
+            for hook in self.user_hooks:
+                r = hook(self.module, grad_inputs, self.grad_outputs)
+                if r is not None and not (isinstance(r, tuple) and all(e is None for e in r)):
+                    raise RuntimeError(
+                        "Module.register_full_backward_hook: Backward hook for Modules where "
+                        "no input requires gradient should always return None or None for "
+                        f"all gradients (hook {hook_name(hook)!r})")
+            self.grad_outputs = None
+        return tuple(local[i] for i in self._output_diff)
+
+
+# The copies a load_state_dict call defers until every check passed (None outside one).
+_pending_copies: contextvars.ContextVar[list | None] = contextvars.ContextVar(
+    "arrayflow_load_state_dict_pending", default=None)
+
+
+class _WrappedHook:
+    """A load pre-hook, called with its Module first when registered ``with_module``
+    (held weakly, as PyTorch's ``_WrappedHook``)."""
+
+    def __init__(self, hook, module=None):
+        self.hook = hook
+        self.__name__ = hook_name(hook)
+        self.module = None if module is None else weakref.ref(module)
+
+    def __call__(self, *args, **kwargs):
+        if self.module is None:
+            return self.hook(*args, **kwargs)
+        module = self.module()
+        if module is None:
+            raise RuntimeError("You are trying to call the hook of a dead Module!")
+        return self.hook(module, *args, **kwargs)
 
 
 def _addindent(s: str, num_spaces: int) -> str:
@@ -104,6 +287,12 @@ class Module:
         sa(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
         sa(self, "_forward_hooks", OrderedDict())
         sa(self, "_forward_hooks_with_kwargs", OrderedDict())
+        sa(self, "_backward_pre_hooks", OrderedDict())
+        sa(self, "_backward_hooks", OrderedDict())
+        sa(self, "_state_dict_pre_hooks", OrderedDict())
+        sa(self, "_state_dict_hooks", OrderedDict())
+        sa(self, "_load_state_dict_pre_hooks", OrderedDict())
+        sa(self, "_load_state_dict_post_hooks", OrderedDict())
 
     # --- forward ------------------------------------------------------------------------
     def forward(self, *args, **kwargs):
@@ -132,6 +321,13 @@ class Module:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
+        d = self.__dict__
+        bw_hooks = list(d.get("_backward_hooks", {}).values())
+        bw_pre_hooks = list(d.get("_backward_pre_hooks", {}).values())
+        bw_hook = None
+        if bw_hooks or bw_pre_hooks:
+            bw_hook = _BackwardHook(self, bw_hooks, bw_pre_hooks)
+            args = bw_hook.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
         for hid, hook in list(self._forward_hooks.items()):
             if hid in self._forward_hooks_with_kwargs:
@@ -140,6 +336,12 @@ class Module:
                 result = hook(self, args, output)
             if result is not None:
                 output = result
+        if bw_hook is not None:
+            if not isinstance(output, (Tensor, tuple)):
+                warnings.warn(
+                    f"For backward hooks to be called, module output should be a Tensor or a "
+                    f"tuple of Tensors but received {type(output)}", stacklevel=2)
+            output = bw_hook.setup_output_hook(output)
         return output
 
     def register_forward_pre_hook(self, hook, *, prepend: bool = False,
@@ -183,6 +385,62 @@ class Module:
             self._forward_hooks_with_kwargs[handle.id] = True
         if prepend:
             self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(module, grad_output)`` when the gradients of the outputs arrive.
+
+        ``grad_output`` is a tuple with one entry per output (None for non-Tensor
+        outputs and outputs that do not require grad). The hook may return a new
+        tuple of the same length that replaces it. ``prepend=True`` runs it before
+        the hooks already registered. PyTorch ``Module.register_full_backward_pre_hook``.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+
+        Raises
+        ------
+        RuntimeError
+            In backward, when the hook returns a tuple of the wrong length, or a
+            gradient whose shape, dtype or backend differs from the one it replaces
+            (nothing is broadcast or cast).
+        """
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(module, grad_input, grad_output)`` when the input gradients are computed.
+
+        ``grad_input`` has one entry per positional argument of the call (None for
+        non-Tensor arguments and Tensors that do not require grad; keyword
+        arguments are ignored), ``grad_output`` one per output. The hook may return
+        a tuple of the same length as ``grad_input`` that replaces it. When no input
+        requires grad the hook fires when the output gradients arrive, with
+        ``grad_input`` all None (and a warning); when no output requires grad it
+        never fires. The forward receives, and the caller gets, new Tensors on the
+        same storage as the Module's Tensor inputs and outputs. PyTorch
+        ``Module.register_full_backward_hook``.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook (calls already made keep it).
+
+        Raises
+        ------
+        RuntimeError
+            In backward, when the hook returns a tuple of the wrong length, or a
+            gradient whose shape, dtype or backend differs from the one it replaces.
+        """
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
 
     # --- registration -------------------------------------------------------------------
@@ -480,26 +738,224 @@ class Module:
             if m is not None:
                 yield from m._state_items(prefix + name + ".")
 
-    def state_dict(self, *, destination=None, prefix: str = "", keep_vars: bool = False):
+    def register_state_dict_pre_hook(self, hook) -> RemovableHandle:
+        """Call ``hook(module, prefix, keep_vars)`` before :meth:`state_dict` saves this Module.
+
+        PyTorch ``Module.register_state_dict_pre_hook``.
+
+        Returns
+        -------
+        RemovableHandle
+        """
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def _register_state_dict_hook(self, hook) -> RemovableHandle:
+        """Call ``hook(module, state_dict, prefix, local_metadata)`` after this Module is saved.
+
+        The hook may change ``state_dict`` in place or return a new one, which is used
+        only when this Module is the one :meth:`state_dict` was called on (PyTorch's
+        private ``_register_state_dict_hook``).
+
+        Raises
+        ------
+        RuntimeError
+            If ``hook`` was already registered with :meth:`register_state_dict_post_hook`.
+        """
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError(
+                "Module._register_state_dict_hook: cannot register the same function as the "
+                "state dict post hook that was previously registered via "
+                "register_state_dict_post_hook")
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_post_hook(self, hook) -> RemovableHandle:
+        """Call ``hook(module, state_dict, prefix, local_metadata)`` after this Module is saved.
+
+        The hook may change ``state_dict`` in place and must return None
+        (PyTorch ``Module.register_state_dict_post_hook``).
+
+        Returns
+        -------
+        RemovableHandle
+        """
+        hook._from_public_api = True
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def _save_to_state_dict(self, destination, prefix: str, keep_vars: bool) -> None:
+        """Put this Module's own parameters and persistent buffers (not its children's)
+        into ``destination``; :meth:`state_dict` calls it on every Module (override it for
+        class-specific saving, as in PyTorch)."""
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+
+    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
         """The parameters and persistent buffers by dotted name (an ``OrderedDict``).
 
         Values share storage with the Module's Tensors; with ``keep_vars=False``
         (the default) they are detached plain Tensors, else the Parameters and
-        buffers themselves.
+        buffers themselves. For every Module, depth first: the state-dict pre-hooks,
+        :meth:`_save_to_state_dict`, the children, then the post-hooks. The result's
+        ``_metadata`` attribute maps each Module's prefix to ``{"version": ...}``
+        (PyTorch ``Module.state_dict``; positional arguments are deprecated there
+        and warn here too).
         """
+        if args:
+            warnings.warn(
+                "Module.state_dict: positional args are being deprecated, use kwargs instead",
+                FutureWarning, stacklevel=2)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
-        for key, mod, name, kind in self._state_items(prefix):
-            t = getattr(mod, kind)[name]
-            destination[key] = t if keep_vars else t.detach()
+            destination._metadata = OrderedDict()
+        local_metadata = dict(version=self._version)
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".",
+                                  keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, local_metadata)
+            if not getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    destination = result
+            elif result is not None:
+                raise RuntimeError(
+                    f"Module.state_dict: state_dict post-hook {hook_name(hook)!r} must return "
+                    f"None (change the state_dict in place)")
         return destination
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
+        """Call ``hook(state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before this Module loads (PyTorch's private form;
+        ``with_module=True`` passes the Module first)."""
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(
+            hook, self if with_module else None)
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
+        """Call ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before this Module loads.
+
+        The hook may change ``state_dict`` (a copy of the caller's) and the lists.
+        PyTorch ``Module.register_load_state_dict_pre_hook``.
+
+        Returns
+        -------
+        RemovableHandle
+        """
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
+        """Call ``hook(module, incompatible_keys)`` after this Module and its children loaded.
+
+        ``incompatible_keys`` has the lists ``missing_keys`` and ``unexpected_keys``; the
+        hook may change them in place, which the ``strict`` check then sees (clearing
+        both avoids the error). The hook must return None. PyTorch
+        ``Module.register_load_state_dict_post_hook``; unlike PyTorch the values are
+        copied only once every check passed, so a post-hook still sees the old values.
+
+        Returns
+        -------
+        RemovableHandle
+        """
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[handle.id] = hook
+        return handle
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs) -> None:
+        """Load this Module's own parameters and persistent buffers (not its children's).
+
+        :meth:`load_state_dict` calls it on every Module, as PyTorch does; override it
+        for class-specific (for instance versioned, ``local_metadata["version"]``)
+        loading. It runs the load pre-hooks, then appends to ``missing_keys``,
+        ``unexpected_keys`` (when ``strict``) and ``error_msgs`` instead of raising.
+        Inside :meth:`load_state_dict` the copies are applied only after every
+        Module passed its checks.
+        """
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
+        local_state = {k: v for k, v in self._parameters.items() if v is not None}
+        local_state.update((k, v) for k, v in self._buffers.items()
+                           if v is not None and k not in self._non_persistent_buffers_set)
+        for name, dst in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            src = state_dict[key]
+            if not isinstance(src, Tensor):
+                error_msgs.append(
+                    f"While copying the parameter named {key!r}, expected a Tensor from the "
+                    f"checkpoint, got {type(src).__name__}.")
+                continue
+            if not dst.backend.same_kind(src.backend):
+                error_msgs.append(
+                    f"backend mismatch for {key}: copying a Tensor on backend "
+                    f"{src.backend.name!r} from checkpoint, the backend in current model is "
+                    f"{dst.backend.name!r}; load with arrayflow.load(..., backend="
+                    f"{dst.backend.name!r}) or move it with .to()")
+                continue
+            if len(dst.shape) == 0 and tuple(src.shape) == (1,):
+                src = src[0]  # PyTorch's backward compatibility for 0-d parameters
+            if tuple(src.shape) != tuple(dst.shape):
+                error_msgs.append(
+                    f"size mismatch for {key}: copying a param with shape {tuple(src.shape)} "
+                    f"from checkpoint, the shape in current model is {tuple(dst.shape)}.")
+                continue
+            if src.dtype is not dst.dtype:
+                error_msgs.append(
+                    f"dtype mismatch for {key}: copying a param with dtype {src.dtype} from "
+                    f"checkpoint, the dtype in current model is {dst.dtype}.")
+                continue
+            pending = _pending_copies.get()
+            if pending is not None:
+                pending.append((dst, src))
+            else:
+                with no_grad():
+                    if dst._cell is not src._cell:
+                        dst._assign(src.array)
+        if strict:
+            for key in state_dict:
+                if not key.startswith(prefix):
+                    continue
+                parts = key[len(prefix):].split(".", 1)
+                if len(parts) > 1:
+                    if parts[0] not in self._modules:
+                        unexpected_keys.append(key)
+                elif parts[0] not in local_state:
+                    unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict, strict: bool = True):
         """Copy values from ``state_dict`` into the parameters and buffers, in place.
 
-        Everything is checked before anything is copied: a failed load leaves the
-        Module unchanged. The copy runs under ``no_grad`` and bumps the Tensors'
-        version counters.
+        As PyTorch: :meth:`_load_from_state_dict` (with the load pre-hooks) runs on
+        every Module, depth first, each Module's load post-hooks after its children.
+        Everything is checked before anything is copied: a failed load (including
+        an exception raised by a hook) leaves the Module unchanged. The copy runs
+        under ``no_grad`` and bumps the Tensors' version counters.
 
         Parameters
         ----------
@@ -521,45 +977,44 @@ class Module:
             Listing every problem: a value that is not a Tensor, a shape, dtype or
             backend mismatch (naming the key, what the checkpoint holds and what the
             Module expects), and, when ``strict``, missing or unexpected keys.
+        AssertionError
+            If a load post-hook returns a value (PyTorch).
         """
         if not hasattr(state_dict, "keys") or not hasattr(state_dict, "__getitem__"):
             raise TypeError(
                 f"Module.load_state_dict: expected 'state_dict' to be a mapping, got "
                 f"{type(state_dict).__name__}")
-        expected = OrderedDict((key, (mod, name, kind))
-                               for key, mod, name, kind in self._state_items())
-        missing = [k for k in expected if k not in state_dict]
-        unexpected = [k for k in state_dict.keys() if k not in expected]
-        errors = []
-        copies = []
-        for key, (mod, name, kind) in expected.items():
-            if key not in state_dict:
-                continue
-            src = state_dict[key]
-            dst = getattr(mod, kind)[name]
-            if not isinstance(src, Tensor):
-                errors.append(
-                    f"While copying the parameter named {key!r}, expected a Tensor from the "
-                    f"checkpoint, got {type(src).__name__}.")
-                continue
-            if not dst.backend.same_kind(src.backend):
-                errors.append(
-                    f"backend mismatch for {key}: copying a Tensor on backend "
-                    f"{src.backend.name!r} from checkpoint, the backend in current model is "
-                    f"{dst.backend.name!r}; load with arrayflow.load(..., backend="
-                    f"{dst.backend.name!r}) or move it with .to()")
-                continue
-            if tuple(src.shape) != tuple(dst.shape):
-                errors.append(
-                    f"size mismatch for {key}: copying a param with shape {tuple(src.shape)} "
-                    f"from checkpoint, the shape in current model is {tuple(dst.shape)}.")
-                continue
-            if src.dtype is not dst.dtype:
-                errors.append(
-                    f"dtype mismatch for {key}: copying a param with dtype {src.dtype} from "
-                    f"checkpoint, the dtype in current model is {dst.dtype}.")
-                continue
-            copies.append((dst, src))
+        missing: list = []
+        unexpected: list = []
+        errors: list = []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict((k, state_dict[k]) for k in state_dict.keys())
+        if metadata is not None:
+            state_dict._metadata = metadata
+
+        def load(module, local_state_dict, prefix=""):
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
+                                         missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local_state_dict.items()
+                                 if k.startswith(child_prefix)}, child_prefix)
+            incompatible = _IncompatibleKeys(missing, unexpected)
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, incompatible) is not None:
+                    raise AssertionError(
+                        f"Module.load_state_dict: hooks registered with "
+                        f"register_load_state_dict_post_hook are not expected to return new "
+                        f"values (hook {hook_name(hook)!r}); modify incompatible_keys in place")
+
+        pending: list = []
+        token = _pending_copies.set(pending)
+        try:
+            load(self, state_dict)
+        finally:
+            _pending_copies.reset(token)
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: "
@@ -572,7 +1027,7 @@ class Module:
                 f"Module.load_state_dict: Error(s) in loading state_dict for "
                 f"{self._get_name()}:\n\t" + "\n\t".join(errors))
         with no_grad():
-            for dst, src in copies:
+            for dst, src in pending:
                 if dst._cell is not src._cell:
                     dst._assign(src.array)
         return _IncompatibleKeys(missing, unexpected)
