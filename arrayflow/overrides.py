@@ -39,7 +39,7 @@ __all__ = [
     "disable_arrayflow_function_subclass", "disabled_arrayflow_function_impl",
     "explain_dispatch", "get_ignored_functions", "get_overridable_functions",
     "get_testing_overrides", "handle_arrayflow_function", "has_arrayflow_function",
-    "is_tensor_like", "overridable", "DispatchReport",
+    "is_tensor_like", "overridable", "resolve_name", "DispatchReport",
 ]
 
 _State = _registry.DispatchState
@@ -305,7 +305,9 @@ def get_overridable_functions() -> dict:
     """``{namespace: [functions]}`` of everything that dispatches on ``__arrayflow_function__``.
 
     Namespaces are the modules (``arrayflow``, ``arrayflow.linalg``,
-    ``arrayflow.fft``), plus ``arrayflow.Tensor`` for its methods and operators.
+    ``arrayflow.fft``, ``arrayflow.nn.functional``), plus ``arrayflow.Tensor`` for its
+    methods and operators. As in PyTorch, a module's entry lists what its public names
+    (no leading ``_``) hold: private helpers and re-exported modules are left out.
     """
     from .ops import Op
 
@@ -313,12 +315,46 @@ def get_overridable_functions() -> dict:
     for ns in _namespaces():
         seen = []
         for name in dir(ns):
+            if name.startswith("_"):
+                continue
             obj = getattr(ns, name)
             if (isinstance(obj, Op) or obj in _THIRD_PARTY) and obj not in seen:
                 seen.append(obj)
         out[ns] = seen
     out[_registry.Tensor] = [getattr(_registry.Tensor, n) for n in _tensor_methods()]
     return out
+
+
+def resolve_name(f) -> str | None:
+    """A readable name for a function passed to ``__arrayflow_function__``, or None.
+
+    ``resolve_name(arrayflow.add)`` is ``"arrayflow.add"``,
+    ``resolve_name(arrayflow.Tensor.sum)`` is ``"arrayflow.Tensor.sum"``; evaluated
+    (after ``import arrayflow``) the name gives back ``f``. An alias resolves to the
+    function's own name (``resolve_name(arrayflow.mul)`` is ``"arrayflow.multiply"``:
+    they are one object). Anything not overridable gives None. PyTorch
+    ``torch.overrides.resolve_name``.
+    """
+    try:
+        hash(f)
+    except TypeError:
+        return None
+    tensor = _registry.Tensor
+    for ns, funcs in get_overridable_functions().items():
+        if not any(g is f for g in funcs):
+            continue
+        if ns is tensor:
+            for name, obj in vars(tensor).items():
+                if obj is f:
+                    return f"arrayflow.Tensor.{name}"
+            continue
+        own = getattr(f, "__name__", None)
+        if own is not None and getattr(ns, own, None) is f:
+            return f"{ns.__name__}.{own}"
+        for name in dir(ns):
+            if not name.startswith("_") and getattr(ns, name, None) is f:
+                return f"{ns.__name__}.{name}"
+    return None
 
 
 def _tensor_methods():
