@@ -106,7 +106,7 @@ class OpNode(Node):
     """The node of one built-in op call; subclassed per op to carry its name."""
 
     __slots__ = ("op", "res", "backend", "positions", "out_meta", "saved", "links", "outs",
-                 "complex_out")
+                 "real_in")
 
     def _release(self):
         self.res = None
@@ -131,10 +131,6 @@ class OpNode(Node):
             _check_versions(self)
         backend = self.backend
         meta = self.out_meta
-        if self.complex_out:
-            raise NotImplementedError(
-                f"{self.name()}: backward through arrayflow.{self.op.name} with complex "
-                f"dtypes is not implemented yet (complex autograd is a separate feature)")
         gs = grads
         for g in gs:
             if g is None:
@@ -161,14 +157,19 @@ class OpNode(Node):
         if len(positions) == 1:
             pidx, j = positions[0]
             g = in_grads[pidx]
-            return [g if j is None or g is None else g[j]]
-        out = []
-        n = len(in_grads)
-        for pidx, j in self.positions:
-            g = in_grads[pidx] if pidx < n else None
-            if j is not None and g is not None:
-                g = g[j]
-            out.append(g)
+            out = [g if j is None or g is None else g[j]]
+        else:
+            out = []
+            n = len(in_grads)
+            for pidx, j in self.positions:
+                g = in_grads[pidx] if pidx < n else None
+                if j is not None and g is not None:
+                    g = g[j]
+                out.append(g)
+        for k in self.real_in:  # a real input of a complex op gets the real part (PyTorch)
+            g = out[k]
+            if g is not None and xp.isdtype(g.dtype, "complex floating"):
+                out[k] = xp.real(g)
         return out
 
 
@@ -289,6 +290,7 @@ def record(op_, backend, outputs, res, grad_inputs):
     else:
         meta = tuple((o._cell.array.shape, to_af(o._cell.array.dtype)) for o in outputs)
     node.out_meta = meta
+    node.real_in = _complex_check(op_, meta, grad_inputs, to_af)
     links = saved = None
     outs = None
     if res:
@@ -317,17 +319,34 @@ def record(op_, backend, outputs, res, grad_inputs):
     node.links = links or ()
     node.saved = saved or ()
     node.outs = outs
-    cplx = False
     for i, o in enumerate(outputs):
-        kind = meta[i][1].kind
-        if kind in _FLOAT_KINDS:
+        if meta[i][1].kind in _FLOAT_KINDS:
             o._requires_grad = True
             o.grad_fn = node
             o._output_nr = i
-            if kind == "complex floating":
-                cplx = True
-    node.complex_out = cplx
     return node
+
+
+def _complex_check(op_, meta, grad_inputs, to_af):
+    """Complex values in a recorded call: raise for ops without a complex rule
+    (``Op.complex_ok``); else the edges of real inputs of a complex call (their
+    gradients become real parts), () when nothing is complex."""
+    cplx_out = False
+    for m in meta:
+        if m[1].kind == "complex floating":
+            cplx_out = True
+            break
+    if op_.complex_ok and not cplx_out:
+        return ()
+    kinds = [to_af(t._cell.array.dtype).kind for t, _ in grad_inputs]
+    if not op_.complex_ok and (cplx_out or "complex floating" in kinds):
+        raise NotImplementedError(
+            f"arrayflow.{op_.name}: automatic differentiation with complex inputs or outputs "
+            f"is not implemented for {op_.name} (no complex gradient rule); detach the "
+            f"complex Tensors or compute it from real and imaginary parts")
+    if not cplx_out:
+        return ()
+    return tuple(k for k, kind in enumerate(kinds) if kind != "complex floating")
 
 
 _SCALARS = frozenset({type(None), int, float, bool, complex, tuple, str, list})

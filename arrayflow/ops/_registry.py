@@ -99,6 +99,11 @@ class Op:
         :meth:`defvjp`).
     differentiable : bool
         False for ops whose outputs never require grad (comparisons, ``argmax``).
+    complex_ok : bool
+        True when the VJP follows PyTorch's complex convention (the gradient of a
+        complex input is ``dL/d(re z) + 1j * dL/d(im z)`` for a real loss ``L``).
+        Recording a call of an op without it raises ``NotImplementedError`` when a
+        complex value requires grad (default False: no silent wrong gradient).
     creation : bool
         True for creation functions: they run on the current backend unless a
         Tensor argument names another, and accept ``requires_grad=``.
@@ -121,6 +126,7 @@ class Op:
         self.vjp_needs = False
         self.res_needs = None  # {residual index: param indices whose grads need it}
         self.differentiable = differentiable
+        self.complex_ok = False
         self.creation = creation
         self.out = out
         self.__name__ = name.rsplit(".", 1)[-1]

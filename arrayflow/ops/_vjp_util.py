@@ -6,7 +6,14 @@ arrays (plain backward) and on Tensors with ``xp = arrayflow`` (create_graph).
 from __future__ import annotations
 
 __all__ = ["sum_to_shape", "shape_of", "norm_axes", "unreduce", "rev_cumsum", "along",
-           "segment_sum", "zeros_where", "as_dtype"]
+           "segment_sum", "zeros_where", "as_dtype", "is_complex", "cj", "mark_complex_ok"]
+
+# Complex autograd follows PyTorch: for a real loss L, the gradient of a complex input z is
+# dL/d(re z) + 1j * dL/d(im z) (twice the conjugate Wirtinger derivative dL/d(conj z)).
+# With that convention a holomorphic f has the VJP g * conj(f'(z)), a product x1 * x2 the
+# VJPs g * conj(x2) and g * conj(x1), a matrix product the conjugate transposes: the real
+# rules with ``cj`` around every factor that is not the incoming gradient. A real input
+# of a complex call receives the real part of its gradient (done once, in the graph node).
 
 
 def shape_of(x):
@@ -18,6 +25,33 @@ def shape_of(x):
 
 def is_array(x):
     return hasattr(x, "shape") and hasattr(x, "dtype")
+
+
+_COMPLEX_DTYPES: dict = {}
+
+
+def is_complex(xp, x) -> bool:
+    """Whether ``x`` (an array, a Tensor or a Python scalar) is complex."""
+    d = getattr(x, "dtype", None)
+    if d is None:
+        return isinstance(x, complex)
+    r = _COMPLEX_DTYPES.get(d)
+    if r is None:
+        r = _COMPLEX_DTYPES[d] = bool(xp.isdtype(d, "complex floating"))
+    return r
+
+
+def cj(xp, x):
+    """Complex conjugate of a complex ``x``; a real one is returned as is (no copy)."""
+    if is_complex(xp, x):
+        return x.conjugate() if isinstance(x, complex) else xp.conj(x)
+    return x
+
+
+def mark_complex_ok(*ops) -> None:
+    """Declare that these ops' VJPs follow PyTorch's complex convention (``Op.complex_ok``)."""
+    for o in ops:
+        o.complex_ok = True
 
 
 def sum_to_shape(xp, g, shape):

@@ -219,7 +219,10 @@ __all__.append("clip")
 # gradient; it returns one gradient per positional input. Only operators and standard
 # functions, so ``create_graph=True`` differentiates the rules themselves.
 
+from ._vjp_util import cj as _cj  # noqa: E402
 from ._vjp_util import is_array as _is_array  # noqa: E402
+from ._vjp_util import is_complex as _is_complex  # noqa: E402
+from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
 from ._vjp_util import sum_to_shape as _sum_to  # noqa: E402
 
 
@@ -235,35 +238,65 @@ def _u(name, save_output=False):
     return deco
 
 
-_u("abs")(lambda xp, x, g: g * xp.sign(x))
-_u("acos")(lambda xp, x, g: -g / xp.sqrt(1 - x * x))
-_u("acosh")(lambda xp, x, g: g / xp.sqrt((x - 1) * (x + 1)))
-_u("asin")(lambda xp, x, g: g / xp.sqrt(1 - x * x))
-_u("asinh")(lambda xp, x, g: g / xp.sqrt(x * x + 1))
-_u("atan")(lambda xp, x, g: g / (1 + x * x))
-_u("atanh")(lambda xp, x, g: g / (1 - x * x))
-_u("conj")(lambda xp, x, g: xp.conj(g))
-_u("cos")(lambda xp, x, g: -g * xp.sin(x))
-_u("cosh")(lambda xp, x, g: g * xp.sinh(x))
-_u("exp", save_output=True)(lambda xp, y, g: g * y)
-_u("expm1", save_output=True)(lambda xp, y, g: g * (y + 1))
-_u("imag")(lambda xp, x, g: xp.zeros_like(g))  # real input: imag(x) == 0
-_u("real")(lambda xp, x, g: g)
-_u("log")(lambda xp, x, g: g / x)
-_u("log1p")(lambda xp, x, g: g / (1 + x))
-_u("log2")(lambda xp, x, g: g / (x * 0.6931471805599453))
-_u("log10")(lambda xp, x, g: g / (x * 2.302585092994046))
+# Holomorphic functions: g * conj(f'(z)) (``_cj`` is free for real arrays).
+_u("abs")(lambda xp, x, g: g * xp.sign(x))  # sgn(z) = z/|z| for complex; 0 at 0 (PyTorch)
+_u("acos")(lambda xp, x, g: -g / _cj(xp, xp.sqrt(1 - x * x)))
+_u("acosh")(lambda xp, x, g: g / (xp.conj(xp.sqrt(x - 1) * xp.sqrt(x + 1))  # the branch
+                                   if _is_complex(xp, x) else xp.sqrt((x - 1) * (x + 1))))
+_u("asin")(lambda xp, x, g: g / _cj(xp, xp.sqrt(1 - x * x)))
+_u("asinh")(lambda xp, x, g: g / _cj(xp, xp.sqrt(x * x + 1)))
+_u("atan")(lambda xp, x, g: g / _cj(xp, 1 + x * x))
+_u("atanh")(lambda xp, x, g: g / _cj(xp, 1 - x * x))
+_u("conj")(lambda xp, x, g: _cj(xp, g))
+_u("cos")(lambda xp, x, g: -g * _cj(xp, xp.sin(x)))
+_u("cosh")(lambda xp, x, g: g * _cj(xp, xp.sinh(x)))
+_u("exp", save_output=True)(lambda xp, y, g: g * _cj(xp, y))
+_u("expm1", save_output=True)(lambda xp, y, g: g * _cj(xp, y + 1))
+_u("log")(lambda xp, x, g: g / _cj(xp, x))
+_u("log1p")(lambda xp, x, g: g / _cj(xp, 1 + x))
+_u("log2")(lambda xp, x, g: g / _cj(xp, x * 0.6931471805599453))
+_u("log10")(lambda xp, x, g: g / _cj(xp, x * 2.302585092994046))
 _u("negative")(lambda xp, x, g: -g)
 _u("positive")(lambda xp, x, g: g)
-_u("reciprocal", save_output=True)(lambda xp, y, g: -g * y * y)
-_u("sin")(lambda xp, x, g: g * xp.cos(x))
-_u("sinh")(lambda xp, x, g: g * xp.cosh(x))
-_u("sqrt", save_output=True)(lambda xp, y, g: g / (2 * y))
-_u("square")(lambda xp, x, g: 2 * x * g)
-_u("tan", save_output=True)(lambda xp, y, g: g * (1 + y * y))
-_u("tanh", save_output=True)(lambda xp, y, g: g * (1 - y * y))
+_u("reciprocal", save_output=True)(lambda xp, y, g: -g * _cj(xp, y * y))
+_u("sin")(lambda xp, x, g: g * _cj(xp, xp.cos(x)))
+_u("sinh")(lambda xp, x, g: g * _cj(xp, xp.cosh(x)))
+_u("sqrt", save_output=True)(lambda xp, y, g: g / (2 * _cj(xp, y)))
+_u("square")(lambda xp, x, g: 2 * _cj(xp, x) * g)
+_u("tan", save_output=True)(lambda xp, y, g: g * _cj(xp, 1 + y * y))
+_u("tanh", save_output=True)(lambda xp, y, g: g * _cj(xp, 1 - y * y))
 for _name in _UNARY_ZERO_GRAD:  # piecewise constant: zero gradient, as PyTorch
-    _u(_name)(lambda xp, x, g: xp.zeros_like(g))
+    if _name != "sign":
+        _u(_name)(lambda xp, x, g: xp.zeros_like(g))
+
+
+@_u("real")
+def _real_vjp(xp, x, g):
+    # z -> re z: the gradient g lands on the real part (PyTorch: g + 0j).
+    return xp.astype(g, x.dtype) if _is_complex(xp, x) else g
+
+
+@_u("imag")
+def _imag_vjp(xp, x, g):
+    # z -> im z: the gradient g lands on the imaginary part (PyTorch: 1j * g). A real
+    # input has imag(x) == 0 whatever x is.
+    if _is_complex(xp, x):
+        return xp.astype(g, x.dtype) * 1j
+    return xp.zeros_like(g)
+
+
+@_u("sign")
+def _sign_vjp(xp, x, g):
+    # Real: piecewise constant, zero gradient. Complex: sgn(z) = z/|z| depends on the angle
+    # only; PyTorch's sgn_backward keeps the part of g orthogonal to sgn(z), over |z|
+    # (0 at z == 0).
+    if not _is_complex(xp, x):
+        return xp.zeros_like(g)
+    r = xp.abs(x)
+    zero = r == 0
+    s = xp.sign(x)
+    orth = g - xp.real(g * xp.conj(s)) * s
+    return xp.where(zero, xp.zeros_like(g), orth / xp.where(zero, xp.ones_like(r), r))
 
 
 def _b(name):
@@ -322,17 +355,28 @@ divide.res_needs = {0: {1}}
 @multiply.defvjp
 def _multiply_vjp(xp, res, g, needs=(0, 1)):
     x1, x2, s1, s2 = res
-    return (_sum_to(xp, g * x2, s1) if 0 in needs and s1 is not None else None,
-            _sum_to(xp, g * x1, s2) if 1 in needs and s2 is not None else None)
+    return (_sum_to(xp, g * _cj(xp, x2), s1) if 0 in needs and s1 is not None else None,
+            _sum_to(xp, g * _cj(xp, x1), s2) if 1 in needs and s2 is not None else None)
 
 
 @divide.defvjp
 def _divide_vjp(xp, res, g, needs=(0, 1)):
+    # PyTorch: g / conj(x2) and -g * conj((x1 / x2) / x2) (the same NaN/inf at x2 == 0).
     x1, x2, s1, s2 = res
-    return (_sum_to(xp, g / x2, s1) if 0 in needs and s1 is not None else None,
-            _sum_to(xp, -g * x1 / (x2 * x2), s2) if 1 in needs and s2 is not None else None)
-_b("atan2")(lambda xp, x1, x2, g: (g * x2 / (x1 * x1 + x2 * x2),
-                                    -g * x1 / (x1 * x1 + x2 * x2)))
+    return (_sum_to(xp, g / _cj(xp, x2), s1) if 0 in needs and s1 is not None else None,
+            _sum_to(xp, -g * _cj(xp, (x1 / x2) / x2), s2)
+            if 1 in needs and s2 is not None else None)
+
+
+@_b("atan2")
+def _atan2_vjp(xp, x1, x2, g):
+    # 1 / (x1**2 + x2**2), with 0 where it is infinite: PyTorch's finite 0 at (0, 0).
+    d = x1 * x1 + x2 * x2
+    zero = d == 0
+    r = xp.where(zero, xp.zeros_like(d), 1 / xp.where(zero, xp.ones_like(d), d))
+    return g * x2 * r, -g * x1 * r
+
+
 _b("hypot")(lambda xp, x1, x2, g: (g * x1 / xp.hypot(x1, x2), g * x2 / xp.hypot(x1, x2)))
 _b("logaddexp")(lambda xp, x1, x2, g: (g * xp.exp(x1 - xp.logaddexp(x1, x2)),
                                         g * xp.exp(x2 - xp.logaddexp(x1, x2))))
@@ -351,25 +395,45 @@ def _copysign_vjp(xp, x1, x2, g):
     return g * ratio, xp.zeros_like(g)
 
 
+def _nonneg_exponent(xp, x2):
+    """``x2 >= 0`` (real ``x2``) or ``re x2 >= 0 and im x2 == 0`` (complex), as PyTorch."""
+    if not _is_array(x2):
+        return complex(x2).real >= 0 and complex(x2).imag == 0
+    if _is_complex(xp, x2):
+        return (xp.real(x2) >= 0) & (xp.imag(x2) == 0)
+    return x2 >= 0
+
+
 @_b("pow")
 def _pow_vjp(xp, x1, x2, g):
-    # PyTorch: d/dx1 = x2 * x1**(x2-1), 0 where x2 == 0;
-    #          d/dx2 = x1**x2 * log(x1), 0 where x1 == 0 and x2 >= 0.
+    # PyTorch: d/dx1 = conj(x2 * x1**(x2-1)), 0 where x2 == 0;
+    #          d/dx2 = conj(x1**x2 * log(x1)), 0 where x1 == 0 and x2 >= 0 (else log(0)
+    #          = -inf: -inf or NaN, as PyTorch).
     if _is_array(x2):
         d1 = xp.where(x2 == 0, xp.zeros_like(g), x2 * x1 ** (x2 - 1))
     else:
         d1 = xp.zeros_like(g) if x2 == 0 else x2 * x1 ** (x2 - 1)
-    g1 = g * d1
+    g1 = g * _cj(xp, d1)
     if not _is_array(x2):
         return g1, None
     y = x1 ** x2
+    nonneg = _nonneg_exponent(xp, x2)
     if not _is_array(x1):  # a Python scalar base
         if x1 == 0:
-            return g1, xp.where(x2 >= 0, xp.zeros_like(g), g * y * float("-inf"))
-        return g1, g * y * math.log(x1) if x1 > 0 else g * y * float("nan")
-    safe = xp.where(x1 == 0, xp.ones_like(g), x1 * xp.ones_like(g))
-    g2 = xp.where((x1 == 0) & (x2 >= 0), xp.zeros_like(g), g * y * xp.log(safe))
-    return g1, g2
+            return g1, xp.where(nonneg, xp.zeros_like(g), g * _cj(xp, y) * float("-inf"))
+        if isinstance(x1, complex) or x1 < 0:
+            import cmath
+
+            return g1, g * _cj(xp, y * cmath.log(x1)) if isinstance(x1, complex) or \
+                _is_complex(xp, y) else g * y * float("nan")
+        return g1, g * _cj(xp, y) * math.log(x1)
+    if _is_complex(xp, y) and not _is_complex(xp, x1):
+        x1 = xp.astype(x1, y.dtype)  # a negative real base has a complex log
+    zero = x1 == 0
+    lg = xp.log(xp.where(zero, xp.ones_like(x1), x1))  # no log(0) warning, no NaN at 0 ...
+    zero_neg = zero & ~nonneg if _is_array(nonneg) else zero & (not nonneg)
+    lg = xp.where(zero_neg, xp.zeros_like(lg) - math.inf, lg)  # ... except where PyTorch's
+    return g1, xp.where(zero & nonneg, xp.zeros_like(g), g * _cj(xp, y * lg))
 
 
 @clip.defvjp
@@ -391,3 +455,9 @@ def _clip_vjp(xp, res, g):
     if _is_array(hi):
         ghi = _sum_to(xp, xp.where(x > hi, g, zero), hi.shape)
     return gx, glo, ghi
+
+
+# Ops whose VJP follows PyTorch's complex convention; the others raise NotImplementedError
+# when a complex value requires grad (they are real-only in the standard anyway).
+_mark_complex_ok(*(globals()[n] for n in (*_UNARY, *_UNARY_ZERO_GRAD)),
+                 add, subtract, multiply, divide, globals()["pow"])

@@ -224,8 +224,7 @@ def pinv(xp, x, /, *, rtol=None):
             rtol = max(x.shape[-2:]) * xp.finfo(x.dtype).eps
         cutoff = rtol * xp.max(s, axis=-1, keepdims=True)
         s_inv = xp.where(s > cutoff, 1 / s, xp.zeros_like(s))
-        y = xp.matmul(xp.matrix_transpose(vh) * s_inv[..., None, :],
-                      xp.conj(xp.matrix_transpose(u)))
+        y = xp.matmul(_mH(xp, vh) * s_inv[..., None, :], _mH(xp, u))
     return y, (x, y)
 
 
@@ -307,16 +306,25 @@ LINALG = {
 
 
 # --- VJPs ------------------------------------------------------------------------------------
-# Matrix calculus for real inputs (complex inputs raise NotImplementedError in the engine).
+# Matrix calculus; complex inputs follow PyTorch's convention (see _vjp_util): the real
+# rules with conjugate transposes (``_mH``) where they have transposes of residuals.
 # Sources: Giles, "An extended collection of matrix derivative results" (2008); Townsend,
 # "Differentiating the singular value decomposition" (2016); PyTorch FunctionsManual.cpp.
 
+from ._vjp_util import cj as _cj  # noqa: E402
+from ._vjp_util import is_complex as _is_complex  # noqa: E402
+from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
 from ._vjp_util import sum_to_shape as _sum_to  # noqa: E402
 from ._vjp_util import unreduce as _unreduce  # noqa: E402
 
 
 def _mT(xp, a):
     return xp.matrix_transpose(a)
+
+
+def _mH(xp, a):
+    """Conjugate transpose (the transpose of a real matrix)."""
+    return _cj(xp, xp.matrix_transpose(a))
 
 
 matmul.res_needs = {0: {1}, 1: {0}}
@@ -329,20 +337,21 @@ def _matmul_vjp(xp, res, g, needs=(0, 1)):
     a, b, sa, sb = res
     want_a, want_b = 0 in needs, 1 in needs
     if len(sa) >= 2 and len(sb) >= 2:  # the common case
-        return (_sum_to(xp, xp.matmul(g, _mT(xp, b)), sa) if want_a else None,
-                _sum_to(xp, xp.matmul(_mT(xp, a), g), sb) if want_b else None)
+        return (_sum_to(xp, xp.matmul(g, _mH(xp, b)), sa) if want_a else None,
+                _sum_to(xp, xp.matmul(_mH(xp, a), g), sb) if want_b else None)
     if len(sa) == 1 and len(sb) == 1:
-        return (g * b if want_a else None, g * a if want_b else None)
+        return (g * _cj(xp, b) if want_a else None, g * _cj(xp, a) if want_b else None)
     if len(sa) == 1:  # (k,) @ (..., k, n) -> (..., n)
         ga = gb = None
         if want_a:
-            ga = _sum_to(xp, xp.matmul(xp.expand_dims(g, axis=-2), _mT(xp, b))[..., 0, :], sa)
+            ga = _sum_to(xp, xp.matmul(xp.expand_dims(g, axis=-2), _mH(xp, b))[..., 0, :], sa)
         if want_b:
-            gb = _sum_to(xp, xp.expand_dims(a, axis=-1) * xp.expand_dims(g, axis=-2), sb)
+            gb = _sum_to(xp, xp.expand_dims(_cj(xp, a), axis=-1) * xp.expand_dims(g, axis=-2),
+                         sb)
         return ga, gb
     # (..., m, k) @ (k,) -> (..., m)
-    ga = _sum_to(xp, xp.expand_dims(g, axis=-1) * b, sa) if want_a else None
-    gb = _sum_to(xp, xp.matmul(_mT(xp, a), xp.expand_dims(g, axis=-1))[..., 0], sb) \
+    ga = _sum_to(xp, xp.expand_dims(g, axis=-1) * _cj(xp, b), sa) if want_a else None
+    gb = _sum_to(xp, xp.matmul(_mH(xp, a), xp.expand_dims(g, axis=-1))[..., 0], sb) \
         if want_b else None
     return ga, gb
 
@@ -374,11 +383,11 @@ def _tensordot_vjp(xp, res, g):
     b_free = [i for i in range(b.ndim) if i not in b_ax]
     nfa = len(a_free)
     # grad_a: contract g's b-free dims with b's free dims -> dims a_free + b_ax (b order)
-    ga = xp.tensordot(g, b, axes=(list(range(nfa, g.ndim)), b_free))
+    ga = xp.tensordot(g, _cj(xp, b), axes=(list(range(nfa, g.ndim)), b_free))
     b_rest = [i for i in range(b.ndim) if i in b_ax]  # b's contracted dims, ascending
     order_a = a_free + [a_ax[b_ax.index(i)] for i in b_rest]
     ga = xp.permute_dims(ga, _inverse(order_a))
-    gb = xp.tensordot(a, g, axes=(a_free, list(range(nfa))))
+    gb = xp.tensordot(_cj(xp, a), g, axes=(a_free, list(range(nfa))))
     a_rest = [i for i in range(a.ndim) if i in a_ax]
     order_b = [b_ax[a_ax.index(i)] for i in a_rest] + b_free
     gb = xp.permute_dims(gb, _inverse(order_b))
@@ -388,21 +397,22 @@ def _tensordot_vjp(xp, res, g):
 @vecdot.defvjp
 def _vecdot_vjp(xp, res, g):
     a, b, axis = res
+    # y = sum(conj(a) * b): antiholomorphic in a (conj(g) * b), holomorphic in b (g * a).
     ge = xp.expand_dims(g, axis=axis)  # the standard's axis is negative
-    return _sum_to(xp, ge * b, a.shape), _sum_to(xp, ge * a, b.shape)
+    return _sum_to(xp, _cj(xp, ge) * b, a.shape), _sum_to(xp, ge * a, b.shape)
 
 
 @cholesky.defvjp
 def _cholesky_vjp(xp, res, g):
-    # A = L L^T; gA = 1/2 L^{-T} Phi(L^T gL) L^{-1} symmetrized (Murray 2016).
+    # A = L L^H; PyTorch's cholesky_backward (Murray 2016): P = tril(L^H gL),
+    # gA = L^{-H} (P + tril(P, -1)^H) / 2 L^{-1}.
     y, upper = res
-    L = _mT(xp, y) if upper else y
-    gL = _mT(xp, g) if upper else g
-    P = xp.matmul(_mT(xp, L), gL)
-    P = xp.tril(P) - 0.5 * xp.tril(xp.triu(P))  # Phi: lower triangle, half diagonal
+    L = _mH(xp, y) if upper else y
+    gL = _mH(xp, g) if upper else g
+    P = xp.tril(xp.matmul(_mH(xp, L), gL))
+    P = 0.5 * (P + _mH(xp, xp.tril(P, k=-1)))
     Linv = xp.linalg.inv(L)
-    S = xp.matmul(xp.matmul(_mT(xp, Linv), P), Linv)
-    return (0.5 * (S + _mT(xp, S)),)
+    return (xp.matmul(xp.matmul(_mH(xp, Linv), P), Linv),)
 
 
 @cross.defvjp
@@ -410,15 +420,16 @@ def _cross_vjp(xp, res, g):
     a, b, axis = res
     fwd = cross.forward if not hasattr(xp, "index_put") else (
         lambda xp_, u, v, axis: (xp_.linalg.cross(u, v, axis=axis), None))
-    return (_sum_to(xp, fwd(xp, b, g, axis=axis)[0], a.shape),
-            _sum_to(xp, fwd(xp, g, a, axis=axis)[0], b.shape))
+    return (_sum_to(xp, fwd(xp, _cj(xp, b), g, axis=axis)[0], a.shape),
+            _sum_to(xp, fwd(xp, g, _cj(xp, a), axis=axis)[0], b.shape))
 
 
 @det.defvjp
 def _det_vjp(xp, res, g):
+    # PyTorch: (g * conj(det)) A^{-H}.
     x, y = res
-    return (xp.expand_dims(xp.expand_dims(g * y, axis=-1), axis=-1)
-            * _mT(xp, xp.linalg.inv(x)),)
+    return (xp.expand_dims(xp.expand_dims(g * _cj(xp, y), axis=-1), axis=-1)
+            * _mH(xp, xp.linalg.inv(x)),)
 
 
 @diagonal.defvjp
@@ -437,15 +448,15 @@ def _diagonal_vjp(xp, res, g):
 
 
 def _eigh_grad(xp, w, V, gw, gV):
-    # gA = V (diag(gw) + F o (V^T gV)) V^T, F_ij = 1/(w_j - w_i); symmetrized.
+    # gA = V (diag(gw) + F o (V^H gV)) V^H, F_ij = 1/(w_j - w_i); made Hermitian.
     inner = xp.expand_dims(gw, axis=-1) * xp.eye(w.shape[-1], dtype=w.dtype)
     if gV is not None:
         diff = xp.expand_dims(w, axis=-2) - xp.expand_dims(w, axis=-1)
         eye = xp.eye(w.shape[-1], dtype=w.dtype)
         F = (1 - eye) / (diff + eye)
-        inner = inner + F * xp.matmul(_mT(xp, V), gV)
-    gA = xp.matmul(xp.matmul(V, inner), _mT(xp, V))
-    return 0.5 * (gA + _mT(xp, gA))
+        inner = inner + F * xp.matmul(_mH(xp, V), gV)
+    gA = xp.matmul(xp.matmul(V, inner), _mH(xp, V))
+    return 0.5 * (gA + _mH(xp, gA))
 
 
 @eigh.defvjp
@@ -464,7 +475,7 @@ def _eigvalsh_vjp(xp, res, g):
 @inv.defvjp
 def _inv_vjp(xp, res, g):
     (y,) = res
-    yt = _mT(xp, y)
+    yt = _mH(xp, y)
     return (-xp.matmul(xp.matmul(yt, g), yt),)
 
 
@@ -478,13 +489,15 @@ def _matrix_norm_vjp(xp, res, g):
         safe = xp.where(y == 0, xp.ones_like(y), y)
         return (xp.where(y == 0, xp.zeros_like(x), g * x / safe),)
     if ord == "nuc" or ord in (2, -2):
+        # The gradient of singular value k is u_k vh_k; 2 / -2 are amax / amin of the
+        # singular values: ties split the gradient evenly (PyTorch).
         u, s, vh = xp.linalg.svd(x, full_matrices=False)
         if ord == "nuc":
             return (g * xp.matmul(u, vh),)
-        k = 0 if ord == 2 else s.shape[-1] - 1
-        uk = u[..., :, k:k + 1]
-        vk = vh[..., k:k + 1, :]
-        return (g * xp.matmul(uk, vk),)
+        pick = (xp.max if ord == 2 else xp.min)(s, axis=-1, keepdims=True)
+        w = xp.astype(s == pick, s.dtype)
+        w = w / xp.sum(w, axis=-1, keepdims=True)
+        return (g * xp.matmul(u * xp.astype(xp.expand_dims(w, axis=-2), u.dtype), vh),)
     # 1, -1: max/min of column abs sums; inf, -inf: of row abs sums (ties split evenly).
     axis = -2 if ord in (1, -1) else -1
     sums = xp.sum(xp.abs(x), axis=axis, keepdims=True)
@@ -509,10 +522,10 @@ def _matrix_power_vjp(xp, res, g):
         powers[i] = xp.matmul(powers[i - 1], base)
     gb = None
     for i in range(k):
-        term = xp.matmul(xp.matmul(_mT(xp, powers[i]), g), _mT(xp, powers[k - 1 - i]))
+        term = xp.matmul(xp.matmul(_mH(xp, powers[i]), g), _mH(xp, powers[k - 1 - i]))
         gb = term if gb is None else gb + term
     if n < 0:
-        yt = _mT(xp, base)
+        yt = _mH(xp, base)
         gb = -xp.matmul(xp.matmul(yt, gb), yt)
     return (gb, None)
 
@@ -520,25 +533,25 @@ def _matrix_power_vjp(xp, res, g):
 @outer.defvjp
 def _outer_vjp(xp, res, g):
     a, b = res
-    return xp.matmul(g, b), xp.matmul(_mT(xp, g), a)
+    return xp.matmul(g, _cj(xp, b)), xp.matmul(_mT(xp, g), _cj(xp, a))
 
 
 @pinv.defvjp
 def _pinv_vjp(xp, res, g):
-    # PyTorch's pinv_backward (real case).
+    # PyTorch's pinv_backward.
     a, p = res
     m, n = a.shape[-2], a.shape[-1]
-    ph = _mT(xp, p)
-    gh = _mT(xp, g)
+    ph = _mH(xp, p)
+    gh = _mH(xp, g)
     if m <= n:
         K = xp.matmul(gh, p)
         KpH = xp.matmul(K, ph)
-        ga = (-_mT(xp, xp.matmul(p, K)) + KpH - xp.matmul(xp.matmul(a, p), KpH)
+        ga = (-_mH(xp, xp.matmul(p, K)) + KpH - xp.matmul(xp.matmul(a, p), KpH)
               + xp.matmul(xp.matmul(ph, p), gh - xp.matmul(K, a)))
     else:
         K = xp.matmul(p, gh)
         pHK = xp.matmul(ph, K)
-        ga = (-_mT(xp, xp.matmul(K, p)) + pHK - xp.matmul(pHK, xp.matmul(p, a))
+        ga = (-_mH(xp, xp.matmul(K, p)) + pHK - xp.matmul(pHK, xp.matmul(p, a))
               + xp.matmul(xp.matmul(gh - xp.matmul(a, K), p), ph))
     return (ga,)
 
@@ -549,10 +562,10 @@ def _qr_vjp(xp, res, gQ, gR):
     # M = R gR^T - gQ^T Q; gA = (gQ + Q copyltu(M)) R^{-T}.
     (Q, R), mode = res
     m, n = Q.shape[-2], R.shape[-1]
-    if mode != "reduced" or m < n:
+    if m < n or (mode != "reduced" and m != n):  # square: 'complete' is 'reduced' (PyTorch)
         raise NotImplementedError(
             "arrayflow.linalg.qr: the gradient is implemented for mode='reduced' with "
-            "rows >= columns")
+            "rows >= columns, and for square input")
     M = xp.matmul(R, _mT(xp, gR)) - xp.matmul(_mT(xp, gQ), Q)
     low = xp.tril(M, k=-1)
     copyltu = low + _mT(xp, low) + xp.tril(xp.triu(M))
@@ -562,21 +575,26 @@ def _qr_vjp(xp, res, gQ, gR):
 
 @slogdet.defvjp
 def _slogdet_vjp(xp, res, gsign, glogabs):
+    # PyTorch's slogdet_backward: (glogabs + 1j * im(gsign * conj(sign))) A^{-H}; the
+    # sign of a real matrix is piecewise constant.
     (x,) = res
-    return (xp.expand_dims(xp.expand_dims(glogabs, axis=-1), axis=-1)
-            * _mT(xp, xp.linalg.inv(x)),)
+    ge = glogabs
+    if _is_complex(xp, x):
+        sign = _la(xp, "slogdet")(x)[0]
+        ge = xp.astype(ge, x.dtype) + 1j * xp.astype(xp.imag(gsign * xp.conj(sign)), x.dtype)
+    return (xp.expand_dims(xp.expand_dims(ge, axis=-1), axis=-1)
+            * _mH(xp, xp.linalg.inv(x)),)
 
 
 @solve.defvjp
 def _solve_vjp(xp, res, g):
     a, y = res
     vec = y.ndim == 1 or (y.ndim == a.ndim - 1 and g.ndim == y.ndim)
+    gb = xp.linalg.solve(_mH(xp, a), g)
     if vec:
-        gb = xp.linalg.solve(_mT(xp, a), g)
-        ga = -xp.expand_dims(gb, axis=-1) * xp.expand_dims(y, axis=-2)
+        ga = -xp.expand_dims(gb, axis=-1) * xp.expand_dims(_cj(xp, y), axis=-2)
     else:
-        gb = xp.linalg.solve(_mT(xp, a), g)
-        ga = -xp.matmul(gb, _mT(xp, y))
+        ga = -xp.matmul(gb, _mH(xp, y))
     return _sum_to(xp, ga, a.shape), gb
 
 
@@ -639,24 +657,31 @@ def _trace_vjp(xp, res, g):
 
 @vector_norm.defvjp
 def _vector_norm_vjp(xp, res, g):
+    # PyTorch's norm_backward, zeros included: sgn(x) |x|^(p-1) scaled by g / norm^(p-1),
+    # 0 where the norm is 0 (p >= 1) or where x is 0 (p < 1).
     x, y, axis, keepdims, ord = res
     ge = _unreduce(xp, g, x.shape, axis, keepdims)
     ye = _unreduce(xp, y, x.shape, axis, keepdims)
     zero = xp.zeros_like(x)
-    if ord == 2:
-        safe = xp.where(ye == 0, xp.ones_like(ye), ye)
-        return (xp.where(ye == 0, zero, ge * x / safe),)
-    if ord == 1:
-        return (ge * xp.sign(x),)
     if ord == 0:
         return (zero,)
+    if ord == 1:
+        return (ge * xp.sign(x),)
     if ord in (float("inf"), float("-inf")):
-        mask = xp.astype(xp.abs(x) == ye, x.dtype)
+        mask = xp.astype(xp.abs(x) == ye, ge.dtype)
         count = _unreduce(xp, xp.sum(mask, axis=axis, keepdims=True), x.shape, axis, True)
         return (ge * xp.sign(x) * mask / count,)
-    safe = xp.where(ye == 0, xp.ones_like(ye), ye)
-    d = x * xp.abs(x) ** (ord - 2) / safe ** (ord - 1)
-    return (xp.where(ye == 0, zero, ge * d),)
+    y0 = ye == 0
+    safe_y = xp.where(y0, xp.ones_like(ye), ye)
+    if ord == 2:
+        return (x * xp.where(y0, xp.zeros_like(ge), ge / safe_y),)
+    ax = xp.abs(x)
+    if ord < 1:
+        x0 = ax == 0
+        d = xp.where(x0, xp.zeros_like(ax), xp.where(x0, xp.ones_like(ax), ax) ** (ord - 1))
+        return (xp.sign(x) * d * (ge * ye ** (1 - ord)),)
+    scale = xp.where(y0, xp.zeros_like(ge), ge / safe_y ** (ord - 1))
+    return (xp.sign(x) * ax ** (ord - 1) * scale,)
 
 
 def _complex_only(name):
@@ -669,3 +694,10 @@ def _complex_only(name):
 
 eig.defvjp(_complex_only("eig"))
 eigvals.defvjp(_complex_only("eigvals"))
+
+
+# Checked against PyTorch with complex inputs (tests/test_complex_autograd.py); the others
+# (qr, svd, eig, eigvals) raise NotImplementedError when a complex value requires grad.
+_mark_complex_ok(matmul, matrix_transpose, tensordot, vecdot, cholesky, cross, det, diagonal,
+                 eigh, eigvalsh, inv, matrix_norm, matrix_power, outer, pinv, slogdet, solve,
+                 svdvals, trace, vector_norm)

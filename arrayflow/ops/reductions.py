@@ -135,7 +135,11 @@ def _diff_edge(xp, v, x, axis):
 
 # --- VJPs ------------------------------------------------------------------------------------
 
+import math  # noqa: E402
+
 from ._vjp_util import along as _along  # noqa: E402
+from ._vjp_util import cj as _cj  # noqa: E402
+from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
 from ._vjp_util import norm_axes as _norm_axes  # noqa: E402
 from ._vjp_util import rev_cumsum as _rev_cumsum  # noqa: E402
 from ._vjp_util import unreduce as _unreduce  # noqa: E402
@@ -179,12 +183,13 @@ def _prod_of_others(xp, x, axes):
 
 @prod.defvjp
 def _prod_vjp(xp, res, g):
+    # The product of the others (exact with zeros, as PyTorch's prod_backward), conjugated.
     x, y, axis, keepdims = res
     axes = _norm_axes(axis, x.ndim)
     gx = _unreduce(xp, g, x.shape, axis, keepdims)
     if not axes:
         return (gx,)
-    return (gx * _prod_of_others(xp, x, axes),)
+    return (gx * _cj(xp, _prod_of_others(xp, x, axes)),)
 
 
 def _extreme_vjp(xp, res, g):
@@ -207,21 +212,37 @@ def _n_reduced(shape, axis):
     return n
 
 
+def _var_grad(xp, x, ge, axis, correction):
+    """PyTorch's var_backward for the (unreduced) output gradient ``ge``.
+
+    ``2 / (n - correction) * ge * (x - mean)``; with ``n - correction <= 0`` a full
+    reduction (``axis=None``) gives NaN where ``x`` equals the mean and inf elsewhere,
+    a reduction over given axes the formula with ``2 / 0 = inf`` (PyTorch's two paths).
+    """
+    dof = _n_reduced(x.shape, axis) - correction
+    centered = x - xp.mean(x, axis=axis, keepdims=True)
+    if dof <= 0 and (axis is None or x.ndim == 0):
+        nan_inf = xp.where(centered == 0, xp.zeros_like(ge) + math.nan,
+                           xp.zeros_like(ge) + math.inf)
+        return ge * nan_inf
+    scale = 2.0 / dof if dof != 0 else math.inf
+    return scale * ge * centered
+
+
 @var.defvjp
 def _var_vjp(xp, res, g):
     x, axis, correction, keepdims = res
-    n = _n_reduced(x.shape, axis)
-    centered = x - xp.mean(x, axis=axis, keepdims=True)
-    return (_unreduce(xp, g, x.shape, axis, keepdims) * 2 * centered / (n - correction),)
+    return (_var_grad(xp, x, _unreduce(xp, g, x.shape, axis, keepdims), axis, correction),)
 
 
 @std.defvjp
 def _std_vjp(xp, res, g):
+    # PyTorch's std_backward: var's rule for g / (2 * std), with 0 where std == 0 (a
+    # constant input has gradient 0, not NaN).
     x, y, axis, correction, keepdims = res
-    n = _n_reduced(x.shape, axis)
-    centered = x - xp.mean(x, axis=axis, keepdims=True)
-    ye = _unreduce(xp, y, x.shape, axis, keepdims)
-    return (_unreduce(xp, g, x.shape, axis, keepdims) * centered / ((n - correction) * ye),)
+    zero = y == 0
+    gy = xp.where(zero, xp.zeros_like(g), g / (2 * xp.where(zero, xp.ones_like(y), y)))
+    return (_var_grad(xp, x, _unreduce(xp, gy, x.shape, axis, keepdims), axis, correction),)
 
 
 @cumulative_sum.defvjp
@@ -235,13 +256,26 @@ def _cumsum_vjp(xp, res, g):
 
 @cumulative_prod.defvjp
 def _cumprod_vjp(xp, res, g):
-    # d y_k / d x_i = y_k / x_i for i <= k (inputs without zeros).
+    # PyTorch's cumprod_backward, zeros included. Along the axis, with z the first zero:
+    #   i < z:  sum_{k >= i} g_k conj(y_k) / conj(x_i)   (y_k == 0 for k >= z)
+    #   i == z: sum_{k >= z} g_k conj(y'_k), y' the cumulative product with x_z set to 1
+    #   i > z:  0                                        (every y_k with k >= i holds x_z)
     x, y, axis, include_initial = res
     axis = 0 if axis is None else axis
     if include_initial:
         y = y[_along(axis, x.ndim, slice(1, None))]
         g = g[_along(axis, x.ndim, slice(1, None))]
-    return (_rev_cumsum(xp, g * y, axis) / x,)
+    zero = x == 0
+    nz = xp.cumulative_sum(xp.astype(zero, xp.int32), axis=axis)
+    before = nz == 0
+    first = zero & (nz == 1)
+    one = xp.ones_like(x)
+    safe = xp.where(before, x, one)
+    gx = _rev_cumsum(xp, g * _cj(xp, y), axis) / _cj(xp, safe)
+    y1 = xp.cumulative_prod(xp.where(first, one, x), axis=axis)
+    gz = _rev_cumsum(xp, g * _cj(xp, y1), axis)
+    zeros = xp.zeros_like(gx)
+    return (xp.where(before, gx, xp.where(first, gz, zeros)),)
 
 
 @diff.defvjp
@@ -259,3 +293,7 @@ def _diff_vjp(xp, res, g):
         k = append.shape[axis] if getattr(append, "ndim", 0) else 1
         g = g[_along(axis, nd, slice(0, g.shape[axis % nd] - k))]
     return (g,)
+
+
+# Complex values follow PyTorch's convention; max and min (real-only in the standard) raise.
+_mark_complex_ok(sum, prod, mean, std, var, cumulative_sum, cumulative_prod, diff)
