@@ -51,6 +51,7 @@ from ._dtypes import (
     uint32,
     uint64,
 )
+from ._device import device, get_default_device, set_default_device
 from ._info import __array_namespace_info__
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,I001
 from .ops.chunking import *  # noqa: F403
@@ -112,4 +113,4 @@ from ._serialize import CheckpointError, load, save  # noqa: E402
 from .ops.special import erf  # noqa: E402
 
 # isort: split
-from . import utils  # noqa: E402
+from . import cuda, utils  # noqa: E402

@@ -112,6 +112,10 @@ class Backend:
         True when arrays are lazy (Dask): arrayflow then never reads values.
     host_accessible : bool
         True when ``np.asarray`` may read the arrays (CPU memory).
+    device_type : str
+        The PyTorch device type of the arrays (``"cpu"``, the default, or
+        ``"cuda"``): ``af.device("cuda")``, ``t.cuda()`` and ``af.cuda.is_available()``
+        find backends by it; an index selects ``devices()[index]``.
 
     Instances are created by arrayflow, one per set of ``options`` (the keyword
     arguments of ``af.use_backend(name, **options)``).
@@ -121,6 +125,7 @@ class Backend:
     array_module: str = ""
     lazy: bool = False
     host_accessible: bool = True
+    device_type: str = "cpu"
 
     def __init__(self, **options: Any) -> None:
         self.options = dict(options)

@@ -370,8 +370,17 @@ class Tensor:
         return sys.modules["arrayflow"]
 
     def to_device(self, device, /, *, stream=None) -> Tensor:
-        """Copy to ``device`` of the same backend (array API ``to_device``)."""
+        """Copy to ``device`` of the same backend (array API ``to_device``).
+
+        A PyTorch-style device (``af.device``, ``"cuda:0"``) is also accepted and
+        behaves as :meth:`to`.
+        """
         import array_api_compat
+
+        from ._device import as_device
+
+        if as_device(device) is not None:
+            return self.to(device)
 
         kw = {} if stream is None else {"stream": stream}
         return Tensor._from_array(array_api_compat.to_device(self._cell.array, device, **kw),
@@ -591,23 +600,38 @@ class Tensor:
                 f"got shape {self.shape}")
         return self._backend.to_host(self._cell.array).reshape(()).item()
 
-    def to(self, *args, backend=None, device=None, dtype=None) -> Tensor:
-        """Move to another backend, device and/or dtype (a new Tensor).
+    def to(self, *args, backend=None, device=None, dtype=None, non_blocking=False,
+           copy=False) -> Tensor:
+        """Move to another backend, device and/or dtype.
 
-        ``t.to("dask")``, ``t.to(af.float64)``, ``t.to(backend="numpy", dtype=...)``.
-        Data moves through DLPack where both sides support it, else through host
-        memory. Returns ``self`` when nothing changes (PyTorch).
+        ``t.to("dask")``, ``t.to(af.float64)``, ``t.to("cuda")``, ``t.to(af.device("cpu"))``,
+        ``t.to(other_tensor)`` (its backend and dtype), ``t.to(backend="numpy", dtype=...)``.
+        A PyTorch-style device (``"cpu"``, ``"cuda:0"``, ``af.device``) selects the
+        backend of that device type (see :class:`arrayflow.device`); other device
+        values are the backend's own. Data moves through DLPack where both sides
+        support it, else through host memory. Returns ``self`` when nothing changes
+        and ``copy`` is False (PyTorch). A dtype change on the same backend is
+        differentiable (PyTorch's ``.to(dtype)``); ``non_blocking`` is accepted and
+        ignored.
 
         Raises
         ------
         ValueError
-            Unknown backend name.
+            Unknown backend name, or a device that is not on the requested backend.
         BackendUnavailableError
-            The target backend cannot run here.
+            The target backend cannot run here (``"cuda"`` without a usable GPU backend;
+            the message says what to install).
+        RuntimeError
+            Moving a Tensor that requires grad to another backend while grad mode is on
+            (not differentiable in arrayflow: an error instead of a silently dropped graph).
         """
+        from ._device import resolve_device
+
         for a in args:
             if isinstance(a, _dtypes.DType):
                 dtype = a
+            elif isinstance(a, Tensor):
+                dtype, backend = a.dtype, a._backend
             elif isinstance(a, (str, _backend.Backend)) and (
                     isinstance(a, _backend.Backend) or a in _backend.names()):
                 backend = a
@@ -615,22 +639,99 @@ class Tensor:
                 device = a
         src = self._backend
         dst = src if backend is None else _backend._select(backend, {})
-        arr = self._cell.array
-        changed = False
-        if not dst.same_kind(src):
-            arr = _move(arr, src, dst)
-            changed = True
+        native = device
+        if device is not None:
+            on, native = resolve_device(device, dst, "Tensor.to")
+            if not on.same_kind(dst):
+                if backend is not None:
+                    raise ValueError(
+                        f"Tensor.to: device {device} is not on backend {dst.name!r}")
+                dst = on
+        import array_api_compat
+
+        if dst.same_kind(src):
+            out = self
+            if dtype is not None and dtype is not self.dtype:
+                out = _dt.astype(out, dtype)  # differentiable, as PyTorch's .to(dtype)
+            if native is not None and array_api_compat.device(out._cell.array) != native:
+                out = Tensor._from_array(array_api_compat.to_device(out._cell.array, native),
+                                         src)
+            if copy and out is self:
+                out = self.clone()
+            return out
+        if self._requires_grad:
+            from .autograd.grad_mode import is_grad_enabled_fast
+
+            if is_grad_enabled_fast():
+                raise RuntimeError(
+                    f"Tensor.to: moving a Tensor that requires grad from backend "
+                    f"{src.name!r} to {dst.name!r} is not differentiable in arrayflow; move "
+                    f"the leaf (or the Module) before building the graph, or detach() first")
+        arr = _move(self._cell.array, src, dst)
         if dtype is not None and dtype is not self.dtype:
             arr = dst.xp.astype(arr, dst.native_dtype(dtype))
-            changed = True
-        if device is not None:
-            import array_api_compat
-
-            arr = array_api_compat.to_device(arr, device)
-            changed = True
-        if not changed:
-            return self
+        if native is not None:
+            arr = array_api_compat.to_device(arr, native)
         return Tensor._from_array(arr, dst)
+
+    def cpu(self) -> Tensor:
+        """This Tensor on the CPU: ``self`` on a CPU backend, else a copy on the default CPU
+        backend (PyTorch ``Tensor.cpu``)."""
+        return self.to("cpu")
+
+    def cuda(self, device=None, non_blocking=False) -> Tensor:
+        """This Tensor on a CUDA device (PyTorch ``Tensor.cuda``): the backend whose
+        ``device_type`` is ``"cuda"``; ``device`` is an index or a CUDA device.
+
+        Raises
+        ------
+        BackendUnavailableError
+            A ``RuntimeError`` when no CUDA backend can run here; the message says why
+            (no GPU, the library not installed) and what to install.
+        """
+        from ._device import device as _device_cls
+
+        if device is None:
+            dev = _device_cls("cuda")
+        elif isinstance(device, int) and not isinstance(device, builtins.bool):
+            dev = _device_cls("cuda", device)
+        else:
+            dev = _device_cls(device)
+            if dev.type != "cuda":
+                raise ValueError(f"Tensor.cuda: invalid device, must be cuda device, got {dev}")
+        return self.to(dev)
+
+    def _new(self, fname, fn, args, kwargs):
+        if kwargs.get("dtype") is None:
+            kwargs["dtype"] = self.dtype
+        if kwargs.get("device") is None and "device" in kwargs:
+            del kwargs["device"]
+        with _backend.use_backend(self._backend):
+            return fn(*args, **kwargs)
+
+    def new_zeros(self, *size, **kwargs) -> Tensor:
+        """Zeros of shape ``size`` with this Tensor's dtype and backend unless ``dtype=`` /
+        ``device=`` say otherwise (PyTorch ``Tensor.new_zeros``; ``requires_grad=`` too)."""
+        return self._new("new_zeros", _c.zeros, size, kwargs)
+
+    def new_ones(self, *size, **kwargs) -> Tensor:
+        """Ones of shape ``size``, this Tensor's dtype and backend (PyTorch ``new_ones``)."""
+        return self._new("new_ones", _c.ones, size, kwargs)
+
+    def new_empty(self, *size, **kwargs) -> Tensor:
+        """Uninitialized, shape ``size``, this Tensor's dtype and backend (``new_empty``)."""
+        return self._new("new_empty", _c.empty, size, kwargs)
+
+    def new_full(self, size, fill_value, **kwargs) -> Tensor:
+        """``fill_value`` in shape ``size``, this Tensor's dtype and backend (``new_full``)."""
+        return self._new("new_full", _c.full, (size, fill_value), kwargs)
+
+    def new_tensor(self, data, **kwargs) -> Tensor:
+        """A copy of ``data`` with this Tensor's dtype and backend unless ``dtype=`` says
+        otherwise (PyTorch ``Tensor.new_tensor``: always copies, never keeps a graph)."""
+        if isinstance(data, Tensor):
+            data = data.detach()
+        return self._new("new_tensor", _c.tensor, (data,), kwargs)
 
     def double(self) -> Tensor:
         """Cast to float64 (PyTorch ``double()``)."""
@@ -894,6 +995,8 @@ for _name in ("__getitem__", "__setitem__", "to", "to_device", "double", "float"
               "max", "min", "argmax", "argmin", "std", "var", "all", "any", "clamp",
               "uniform_", "normal_", "fill_", "zero_", "backward", "dim", "numel", "item",
               "tolist", "numpy", "rechunk", "persist", "compute"):
+    setattr(Tensor, _name, overridable_method(vars(Tensor)[_name]))
+for _name in ("cpu", "cuda", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
     setattr(Tensor, _name, overridable_method(vars(Tensor)[_name]))
 Tensor.view = Tensor.reshape
 Tensor.clip = Tensor.clamp

@@ -1121,7 +1121,9 @@ class Module:
         for a in args:
             if isinstance(a, _dtypes.DType):
                 dtype = a
-        args = tuple(a for a in args if not isinstance(a, _dtypes.DType))
+            elif isinstance(a, Tensor):  # module.to(tensor): its dtype and backend
+                dtype, backend = a.dtype, a.backend
+        args = tuple(a for a in args if not isinstance(a, (_dtypes.DType, Tensor)))
         if dtype is not None and dtype.kind not in ("real floating", "complex floating"):
             raise ValueError(
                 f"Module.to: expected a floating point dtype for 'dtype', got {dtype}")
@@ -1133,6 +1135,34 @@ class Module:
 
         self._move_tensors(convert)
         return self
+
+    def cpu(self) -> Module:
+        """Move every parameter and buffer to the CPU, in place (PyTorch ``Module.cpu``)."""
+        return self.to("cpu")
+
+    def cuda(self, device=None) -> Module:
+        """Move every parameter and buffer to a CUDA device, in place (PyTorch
+        ``Module.cuda``; see :meth:`Tensor.cuda`).
+
+        Raises
+        ------
+        BackendUnavailableError
+            A ``RuntimeError`` when no CUDA backend can run here, saying what to install.
+        """
+        from .._device import device as _device_cls
+
+        if device is None:
+            dev = _device_cls("cuda")
+        elif isinstance(device, int) and not isinstance(device, builtins.bool):
+            dev = _device_cls("cuda", device)
+        else:
+            dev = _device_cls(device)
+        # resolve before moving anything: a failed call changes nothing
+        from .. import _backend
+        from .._device import resolve_device
+
+        resolve_device(dev, _backend.get_backend(), "Module.cuda")
+        return self.to(dev)
 
     def float(self) -> Module:
         """Cast floating point parameters and buffers to float32, in place."""

@@ -29,10 +29,11 @@ import contextvars
 import inspect
 from typing import Any
 
-from .. import _backend, _dtypes
+from .. import _backend, _device, _dtypes
 from .._backend import BackendMismatchError
 
-__all__ = ["Op", "op", "OPS", "register_tensor_type", "unwrap", "wrap"]
+__all__ = ["Op", "AliasOp", "op", "alias", "OPS", "ALIASES", "register_tensor_type", "unwrap",
+           "wrap"]
 
 OPS: dict[str, Op] = {}
 """Every op by qualified name (``"linalg.det"``), in registration order."""
@@ -72,10 +73,16 @@ def _subclass_dispatches(cls) -> bool:
 # Installed by arrayflow.autograd: records a backward node for an op call.
 _record_hook = None
 _grad_enabled = bool  # replaced by the grad-mode ContextVar's getter
+# Installed by arrayflow.autograd: makes the output of a view op a view of its input.
+_view_hook = None
 
 _DType = _dtypes.DType
+_DEVICE_TYPES = (str, _device.device)  # device= values mapped onto a backend
 _PASS = frozenset({int, float, bool, complex, type(None), str, slice, type(Ellipsis),
                    _dtypes.DType})
+_NUMBERS = frozenset({int, float, bool, complex})
+# Parameter names that take an array (a Python scalar too for x1/x2, as the standard).
+_ARRAY_PARAMS = frozenset({"x", "x1", "x2", "condition"})
 
 
 def register_tensor_type(cls: type) -> None:
@@ -314,6 +321,8 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
         return _override_hook(public or op_, overloaded, args, okwargs)
     if backend is None:
         backend = _backend.get_backend()
+    if kwargs and type(kwargs.get("device")) in _DEVICE_TYPES:  # "cuda", af.device(...)
+        backend, uargs = _device.place(op_, backend, kwargs, args, uargs)
     requires_grad = False
     if kwargs:
         if op_.convert_dtypes:

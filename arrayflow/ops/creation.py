@@ -50,12 +50,34 @@ def _shape(fname, shape):
     if isinstance(shape, int) and not isinstance(shape, builtins.bool):
         return (shape,)
     try:
+        if isinstance(shape, builtins.bool) or any(isinstance(s, builtins.bool) for s in shape):
+            raise TypeError
         return tuple(operator.index(s) for s in shape)
     except TypeError:
         raise TypeError(
             f"arrayflow.{fname}: argument 'shape' must be an int or a tuple of ints, "
             f"got {shape!r}"
         ) from None
+
+
+def _size_of(fname, shape, more, size):
+    """The shape from any of ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])``, ``f(shape=(2, 3))``
+    (array API) and ``f(size=(2, 3))`` (PyTorch)."""
+    if size is not None:
+        if shape is not None or more:
+            raise TypeError(f"arrayflow.{fname}: got multiple values for argument 'size'")
+        shape = size
+    elif shape is None:
+        if more:
+            shape = more[0]
+            more = more[1:]
+        else:
+            raise TypeError(
+                f"arrayflow.{fname}: missing the required argument 'shape' (a tuple of ints, "
+                f"ints as separate arguments, or size=)")
+    if more:
+        return _shape(fname, (shape, *more))  # f(2, 3): every size an int
+    return _shape(fname, shape)
 
 
 @op("arange", creation=True, differentiable=False)
@@ -158,47 +180,85 @@ def tensor(backend, data, /, *, dtype=None, device=None, chunks=None):
 
 
 @op("empty", creation=True, differentiable=False)
-def empty(backend, shape, *, dtype=None, device=None, chunks=None):
+def empty(backend, shape=None, *sizes, size=None, dtype=None, device=None, chunks=None):
     """An uninitialized Tensor of ``shape`` (int or tuple of ints).
 
-    Source: array API standard 2025.12, ``empty``.
+    ``empty(2, 3)``, ``empty((2, 3))``, ``empty([2, 3])``, ``empty(shape=(2, 3))`` and
+    ``empty(size=(2, 3))`` are the same (the array API's and PyTorch's spellings).
+    ``device`` is a backend device or a PyTorch-style ``af.device``/``"cpu"``/``"cuda"``.
+
+    Raises
+    ------
+    TypeError
+        If a size is not an int, or the shape is missing or given twice.
+
+    Source: array API standard 2025.12, ``empty``; PyTorch ``torch.empty``.
     """
-    return backend.rechunk(backend.xp.empty(_shape("empty", shape),
+    return backend.rechunk(backend.xp.empty(_size_of("empty", shape, sizes, size),
                                              dtype=dtype or default_float(backend),
                                              **_dev(device)), chunks)
 
 
 @op("zeros", creation=True, differentiable=False)
-def zeros(backend, shape, *, dtype=None, device=None, chunks=None):
+def zeros(backend, shape=None, *sizes, size=None, dtype=None, device=None, chunks=None):
     """A Tensor of ``shape`` filled with 0 (default floating dtype).
 
-    Source: array API standard 2025.12, ``zeros``.
+    ``zeros(2, 3)``, ``zeros((2, 3))``, ``zeros([2, 3])``, ``zeros(shape=(2, 3))`` and
+    ``zeros(size=(2, 3))`` are the same (the array API's and PyTorch's spellings).
+    ``device`` is a backend device or a PyTorch-style ``af.device``/``"cpu"``/``"cuda"``.
+
+    Raises
+    ------
+    TypeError
+        If a size is not an int, or the shape is missing or given twice.
+
+    Source: array API standard 2025.12, ``zeros``; PyTorch ``torch.zeros``.
     """
-    return backend.rechunk(backend.xp.zeros(_shape("zeros", shape),
+    return backend.rechunk(backend.xp.zeros(_size_of("zeros", shape, sizes, size),
                                              dtype=dtype or default_float(backend),
                                              **_dev(device)), chunks)
 
 
 @op("ones", creation=True, differentiable=False)
-def ones(backend, shape, *, dtype=None, device=None, chunks=None):
+def ones(backend, shape=None, *sizes, size=None, dtype=None, device=None, chunks=None):
     """A Tensor of ``shape`` filled with 1 (default floating dtype).
 
-    Source: array API standard 2025.12, ``ones``.
+    ``ones(2, 3)``, ``ones((2, 3))``, ``ones([2, 3])``, ``ones(shape=(2, 3))`` and
+    ``ones(size=(2, 3))`` are the same (the array API's and PyTorch's spellings).
+    ``device`` is a backend device or a PyTorch-style ``af.device``/``"cpu"``/``"cuda"``.
+
+    Raises
+    ------
+    TypeError
+        If a size is not an int, or the shape is missing or given twice.
+
+    Source: array API standard 2025.12, ``ones``; PyTorch ``torch.ones``.
     """
-    return backend.rechunk(backend.xp.ones(_shape("ones", shape),
+    return backend.rechunk(backend.xp.ones(_size_of("ones", shape, sizes, size),
                                              dtype=dtype or default_float(backend),
                                              **_dev(device)), chunks)
 
 
 @op("full", creation=True, differentiable=False)
-def full(backend, shape, fill_value, *, dtype=None, device=None, chunks=None):
+def full(backend, shape=None, fill_value=None, *, size=None, dtype=None, device=None,
+         chunks=None):
     """A Tensor of ``shape`` filled with ``fill_value``.
 
     Without ``dtype`` the dtype follows the Python type of ``fill_value``: bool,
-    int64, the default floating or the default complex dtype.
+    int64, the default floating or the default complex dtype. ``size=`` is
+    PyTorch's name for ``shape`` (``full(size=(2, 3), fill_value=1.0)``); as in
+    both, the sizes are one argument, never separate ones.
 
-    Source: array API standard 2025.12, ``full``.
+    Raises
+    ------
+    TypeError
+        If ``fill_value`` is missing, or the shape is missing or given twice.
+
+    Source: array API standard 2025.12, ``full``; PyTorch ``torch.full``.
     """
+    shape = _size_of("full", shape, (), size)
+    if fill_value is None:
+        raise TypeError("arrayflow.full: missing the required argument 'fill_value'")
     if dtype is None:
         dtype = _scalar_dtype(backend, fill_value)
     return backend.rechunk(
@@ -322,10 +382,10 @@ def triu(xp, x, /, *, k=0):
 
 # --- PyTorch random constructors ----------------------------------------------
 
-def _size(fname, size):
-    if len(size) == 1 and not isinstance(size[0], int):
-        size = size[0]
-    return _shape(fname, size)
+def _size(fname, dims, size):
+    if not dims and size is None:
+        return ()  # randn(): one sample, a 0-d Tensor
+    return _size_of(fname, None, dims, size)
 
 
 def _random(backend, kind, shape, dtype, device, chunks, **params):
@@ -336,27 +396,41 @@ def _random(backend, kind, shape, dtype, device, chunks, **params):
 
 
 @op("randn", creation=True, differentiable=False)
-def randn(backend, *size, dtype=None, device=None, chunks=None):
+def randn(backend, *sizes, size=None, dtype=None, device=None, chunks=None):
     """Samples of the standard normal distribution, shape ``size``.
 
-    ``randn(2, 3)``, ``randn((2, 3))`` and ``randn([2, 3])`` are the same.
+    ``randn(2, 3)``, ``randn((2, 3))``, ``randn([2, 3])`` and ``randn(size=(2, 3))``
+    are the same.
     Reproducible with :func:`arrayflow.manual_seed`. Default floating dtype.
     PyTorch ``torch.randn``.
     """
-    return _random(backend, "normal", _size("randn", size), dtype or default_float(backend),
+    return _random(backend, "normal", _size("randn", sizes, size), dtype or default_float(backend),
                    device, chunks)
 
 
 @op("rand", creation=True, differentiable=False)
-def rand(backend, *size, dtype=None, device=None, chunks=None):
-    """Samples of the uniform distribution on ``[0, 1)``, shape ``size`` (``torch.rand``)."""
-    return _random(backend, "uniform", _size("rand", size), dtype or default_float(backend),
+def rand(backend, *sizes, size=None, dtype=None, device=None, chunks=None):
+    """Samples of the uniform distribution on ``[0, 1)``, shape ``size`` (``torch.rand``).
+
+    ``rand(2, 3)``, ``rand((2, 3))``, ``rand([2, 3])`` and ``rand(size=(2, 3))`` are the
+    same.
+    """
+    return _random(backend, "uniform", _size("rand", sizes, size), dtype or default_float(backend),
                    device, chunks, low=0.0, high=1.0)
 
 
 @op("randint", creation=True, differentiable=False)
-def randint(backend, low, high, size, *, dtype=None, device=None, chunks=None):
-    """Random integers in ``[low, high)``, shape ``size`` (``torch.randint``; int64)."""
+def randint(backend, low, high=None, size=None, *, dtype=None, device=None, chunks=None):
+    """Random integers in ``[low, high)``, shape ``size`` (``torch.randint``; int64).
+
+    ``randint(high, size)`` starts at 0, as in PyTorch.
+    """
+    if size is None and high is not None and not isinstance(high, int):
+        low, high, size = 0, low, high
+    elif high is None and size is not None:
+        low, high = 0, low
+    if high is None or size is None:
+        raise TypeError("arrayflow.randint: expected (low, high, size) or (high, size)")
     return _random(backend, "integers", _shape("randint", size),
                    dtype or backend.native_dtype(_dtypes.int64), device, chunks,
                    low=low, high=high)

@@ -20,6 +20,7 @@ class CupyBackend(Backend):
     array_module = "cupy"
     lazy = False
     host_accessible = False
+    device_type = "cuda"  # af.device("cuda"), t.cuda(), af.cuda.is_available() find it
 
     def unusable_reason(self):
         import importlib.util
