@@ -30,6 +30,7 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import warnings
 from dataclasses import dataclass, field
 
 from .ops import _registry
@@ -39,7 +40,7 @@ __all__ = [
     "disable_arrayflow_function_subclass", "disabled_arrayflow_function_impl",
     "explain_dispatch", "get_ignored_functions", "get_overridable_functions",
     "get_testing_overrides", "handle_arrayflow_function", "has_arrayflow_function",
-    "is_tensor_like", "overridable", "resolve_name", "DispatchReport",
+    "is_tensor_like", "overridable", "protocol_method", "resolve_name", "DispatchReport",
 ]
 
 _State = _registry.DispatchState
@@ -92,12 +93,83 @@ def _handle(func, overloaded, args, kwargs):
     try:
         tt = tuple(types)
         for t in types:
-            result = t.__arrayflow_function__(func, tt, tuple(args), dict(kwargs))
+            impl = protocol_method(t, _first_of_type(overloaded, t))
+            result = impl(func, tt, tuple(args), dict(kwargs))
             if result is not NotImplemented:
                 return result
     finally:
         _active.reset(token)
     raise TypeError(_no_impl_message(func, types))
+
+
+def _first_of_type(overloaded, t):
+    """The first argument of exact type ``t`` (PyTorch calls each type's method on it)."""
+    for a in overloaded:
+        if type(a) is t:
+            return a
+    raise AssertionError(f"no argument of type {t.__name__}")  # pragma: no cover
+
+
+_plain_method_warned = False
+
+
+def protocol_method(t: type, instance=None, *, mode: bool = False):
+    """How to call ``__arrayflow_function__`` of type ``t``: the callable that takes
+    ``(func, types, args, kwargs)``.
+
+    The one place that decides it, used by dispatch, modes, :func:`explain_dispatch`
+    and the conformance runner. As in PyTorch, the attribute is looked up on the
+    instance, so all three spellings work:
+
+    - a ``classmethod`` (recommended) is bound to ``t``;
+    - a ``staticmethod`` is called as is;
+    - a plain instance method ``def __arrayflow_function__(self, func, types, args=(),
+      kwargs=None)`` (the seeds' ScalarTensor and MetadataTensor) is bound to
+      ``instance``, the first argument of that type in the call. PyTorch accepts it
+      with a one-time ``UserWarning`` ("Defining your `__torch_function__` as a plain
+      method is deprecated ..."), issued once per process; so does arrayflow.
+
+    Parameters
+    ----------
+    t : type
+        A type that defines ``__arrayflow_function__``.
+    instance : object, optional
+        An instance of ``t`` (required when the method is a plain instance method).
+    mode : bool, default False
+        ``instance`` is an :class:`ArrayflowFunctionMode`, whose plain method is the
+        normal spelling (no warning, as in PyTorch's ``TorchFunctionMode``).
+
+    Returns
+    -------
+    callable
+        ``impl(func, types, args, kwargs)``.
+
+    Raises
+    ------
+    TypeError
+        If ``t`` does not define ``__arrayflow_function__``, or it is a plain instance
+        method and no ``instance`` was given.
+    """
+    global _plain_method_warned
+    for klass in t.__mro__:
+        if "__arrayflow_function__" in vars(klass):
+            raw = vars(klass)["__arrayflow_function__"]
+            break
+    else:
+        raise TypeError(f"protocol_method: {t.__name__} does not define "
+                        f"__arrayflow_function__")
+    if isinstance(raw, (classmethod, staticmethod)) or not inspect.isfunction(raw):
+        return t.__arrayflow_function__  # bound to the class, or static
+    if instance is None:
+        raise TypeError(f"protocol_method: {t.__name__}.__arrayflow_function__ is a plain "
+                        f"instance method; pass an instance of {t.__name__} to call it on")
+    if not mode and not _plain_method_warned:
+        _plain_method_warned = True
+        warnings.warn(
+            "Defining your `__arrayflow_function__` as a plain method is deprecated and will "
+            "be an error in future, please define it as a classmethod.", UserWarning,
+            stacklevel=4)
+    return raw.__get__(instance, t)
 
 
 def _qualname(func) -> str:
@@ -123,7 +195,8 @@ def _run_mode(func, args, kwargs, overloaded):
     types = tuple(_ordered_types(overloaded or ()))
     token = _state.set(_State(st.modes[:-1], st.disable_subclass, st.disable_all))
     try:
-        return mode.__arrayflow_function__(func, types, tuple(args), dict(kwargs or {}))
+        impl = protocol_method(type(mode), mode, mode=True)
+        return impl(func, types, tuple(args), dict(kwargs or {}))
     finally:
         _state.reset(token)
 
@@ -497,7 +570,8 @@ def explain_dispatch(func, *args, **kwargs) -> DispatchReport:
         return rep
     for t in types:
         try:
-            r = t.__arrayflow_function__(func, tt, tuple(args), dict(kwargs))
+            r = protocol_method(t, _first_of_type(overloaded, t))(func, tt, tuple(args),
+                                                                   dict(kwargs))
         except Exception as e:
             rep.outcomes.append((t.__name__, f"raised {type(e).__name__}: {e}"))
             raise

@@ -41,11 +41,97 @@ class _Cell:
         self.version = 0
 
 
-class Size(int):
+class Size(tuple):
+    """A Tensor's shape as PyTorch's ``torch.Size``: what ``t.size()`` returns.
+
+    A ``tuple`` subclass (so it equals ``(2, 3)``, hashes and unpacks like one)
+    with ``repr`` ``arrayflow.Size([2, 3])`` and :meth:`numel`; slicing,
+    ``+`` and ``*`` with tuples give a ``Size``, as in PyTorch. On lazy
+    backends an unknown size is ``None``.
+
+    Parameters
+    ----------
+    sizes : iterable of int, default ()
+        The sizes (each an integer: ``operator.index`` must accept it) or None.
+
+    Raises
+    ------
+    TypeError
+        If a size is not an integer (PyTorch raises ``TypeError`` too).
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, sizes=()):
+        try:
+            items = tuple(None if s is None else operator.index(s) for s in sizes)
+        except TypeError as e:
+            raise TypeError(f"arrayflow.Size: expected a sequence of integers, got "
+                            f"{sizes!r} ({e})") from None
+        return super().__new__(cls, items)
+
+    def numel(self) -> int | None:
+        """Number of elements of a Tensor of this shape (None if a size is unknown)."""
+        n = 1
+        for s in self:
+            if s is None:
+                return None
+            n *= s
+        return n
+
+    def __repr__(self) -> str:
+        return f"arrayflow.Size([{', '.join(map(str, self))}])"
+
+    __str__ = __repr__
+
+    def __getitem__(self, key):
+        r = super().__getitem__(key)
+        return Size(r) if isinstance(key, slice) else r
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, n):
+        if not isinstance(n, int):
+            return NotImplemented
+        return Size(tuple(self) * n)
+
+    __rmul__ = __mul__
+
+
+def _dim_error(fname: str, dim: int, ndim: int) -> IndexError:
+    """PyTorch's IndexError for a dimension out of range."""
+    if ndim == 0:
+        return IndexError(f"{fname}: Dimension specified as {dim} but tensor has no "
+                          f"dimensions")
+    return IndexError(f"{fname}: Dimension out of range (expected to be in range of "
+                      f"[{-ndim}, {ndim - 1}], but got {dim})")
+
+
+def _check_dim(fname: str, dim, ndim: int, *, scalar_ok: bool = False) -> int:
+    """``dim`` as a non-negative axis (PyTorch's rules: an int, not a bool, in
+    ``[-ndim, ndim)``; ``scalar_ok`` accepts 0 and -1 on 0-d tensors as squeeze does)."""
+    if isinstance(dim, builtins.bool) or not isinstance(dim, int):
+        raise TypeError(f"{fname}(): argument 'dim' must be int, not {type(dim).__name__}")
+    n = builtins.max(ndim, 1) if scalar_ok else ndim
+    if not -n <= dim < n:
+        raise _dim_error(fname, dim, ndim if not scalar_ok or ndim else 1)
+    return dim % n if n else dim
+
+
+class _SizeInt(int):
     """The number of elements: an ``int`` (array API ``size``) that PyTorch code may call.
 
     ``t.size == 6`` and ``t.size + 1`` follow the standard; ``t.size()`` returns
-    the shape and ``t.size(0)`` one dimension, as in PyTorch.
+    an :class:`arrayflow.Size` and ``t.size(d)`` the int size of dimension ``d``,
+    as in PyTorch.
     """
 
     def __new__(cls, n: int, shape: tuple):
@@ -55,8 +141,17 @@ class Size(int):
 
     def __call__(self, dim: int | None = None):
         if dim is None:
-            return self._shape
+            return Size(self._shape)
+        if isinstance(dim, builtins.bool) or not isinstance(dim, int):
+            raise TypeError(f"size(): argument 'dim' (position 1) must be int, not "
+                            f"{type(dim).__name__}")
+        ndim = len(self._shape)
+        if not -ndim <= dim < ndim:
+            raise _dim_error("size", dim, ndim)
         return self._shape[dim]
+
+
+_NO_DIM = object()  # Tensor.squeeze() without a dim
 
 
 def _axis(fname, dim, axis):
@@ -331,15 +426,28 @@ class Tensor:
         return len(self._cell.array.shape)
 
     @property
-    def size(self) -> Size:
-        """Number of elements (an int; ``t.size()`` gives the shape as in PyTorch)."""
+    def size(self) -> int:
+        """Number of elements (array API); callable as PyTorch's ``size()``.
+
+        ``t.size`` is an ``int`` (None if a size is unknown on a lazy backend).
+        ``t.size()`` returns an :class:`arrayflow.Size` (``arrayflow.Size([2, 3])``)
+        and ``t.size(d)`` the int size of dimension ``d`` (negative ``d`` counts
+        from the end), as PyTorch's ``Tensor.size``.
+
+        Raises
+        ------
+        IndexError
+            ``t.size(d)`` with ``d`` out of range (PyTorch's message).
+        TypeError
+            ``t.size(d)`` with ``d`` not an int.
+        """
         shape = self.shape
         n = 1
         for s in shape:
             if s is None:
                 return None
             n *= s
-        return Size(n, shape)
+        return _SizeInt(n, shape)
 
     @property
     def T(self) -> Tensor:
@@ -524,9 +632,22 @@ class Tensor:
 
     # --- repr ----------------------------------------------------------------------
     def __repr__(self) -> str:
+        """PyTorch's format: ``tensor([1., 2.], dtype=float64, requires_grad=True)``.
+
+        As PyTorch shows the device only when it is not the default device, the
+        backend is shown when it is not the current backend (``backend='dask'``); the
+        dtype is shown unless it is the default floating dtype, its complex
+        counterpart, ``int64`` or ``bool`` (PyTorch's rule).
+        """
         b = self._backend
         values = b.format_array(self._cell.array)
-        extra = f", dtype={self.dtype}, backend={b.name!r}"
+        extra = ""
+        if b.name != _backend.get_backend().name:
+            extra += f", backend={b.name!r}"
+        dflt = _dtypes.get_default_dtype()
+        dflt_complex = _dtypes.complex128 if dflt == _dtypes.float64 else _dtypes.complex64
+        if self.dtype not in (dflt, dflt_complex, _dtypes.int64, _dtypes.bool):
+            extra += f", dtype={self.dtype}"
         if self.grad_fn is not None:
             extra += f", grad_fn=<{type(self.grad_fn).__name__}>"
         elif self._requires_grad:
@@ -780,11 +901,39 @@ class Tensor:
         """Insert a size-1 dimension at ``dim`` (``expand_dims``)."""
         return _m.expand_dims(self, axis=dim)
 
-    def squeeze(self, dim=None) -> Tensor:
-        """Remove size-1 dimension ``dim``, or all of them when None (PyTorch)."""
-        if dim is None:
-            dim = tuple(i for i, s in enumerate(self.shape) if s == 1)
-        return _m.squeeze(self, axis=dim)
+    def squeeze(self, dim=_NO_DIM) -> Tensor:
+        """Remove size-1 dimensions, as PyTorch's ``Tensor.squeeze``.
+
+        ``t.squeeze()`` removes every size-1 dimension; ``t.squeeze(dim)`` removes
+        dimension ``dim`` (an int, negative counts from the end, or a tuple/list of
+        them) only where its size is 1, and is a no-op for the others. (The namespace
+        function :func:`arrayflow.squeeze` keeps the array API standard's rule: it
+        raises for an axis whose size is not 1.)
+
+        Raises
+        ------
+        IndexError
+            A dimension out of range (PyTorch's message; a 0-d Tensor accepts 0 and -1).
+        TypeError
+            ``dim`` not an int or a tuple/list of ints.
+        RuntimeError
+            A dimension given twice (PyTorch's error).
+        """
+        ndim = self.ndim
+        if dim is _NO_DIM:
+            dims = tuple(range(ndim))
+        elif isinstance(dim, (tuple, list)):
+            dims = tuple(_check_dim("squeeze", d, ndim, scalar_ok=True) for d in dim)
+            for i, d in enumerate(dims):
+                if d in dims[:i]:
+                    raise RuntimeError(f"squeeze: dim {d} appears multiple times in the "
+                                       f"list of dims")
+        else:
+            dims = (_check_dim("squeeze", dim, ndim, scalar_ok=True),)
+        if ndim == 0:
+            return _m.squeeze(self, axis=())
+        shape = self.shape
+        return _m.squeeze(self, axis=tuple(d for d in dims if shape[d] == 1))
 
     def expand_as(self, other) -> Tensor:
         """Broadcast to ``other``'s shape (``broadcast_to``)."""

@@ -165,3 +165,14 @@ class PlainSubclass(af.Tensor):
 
 #: Not a Function (the function suite must refuse it).
 MetadataLike = Faithful
+
+
+class FaithfulPlainMethod(_Wrapper):
+    """:class:`Faithful` with ``__arrayflow_function__`` as a plain instance method (the
+    seeds' spelling, ``def __torch_function__(self, func, types, args=(), kwargs=None)``):
+    the runner must report the same coverage as for the classmethod."""
+
+    def __arrayflow_function__(self, func, types, args=(), kwargs=None):
+        assert isinstance(self, FaithfulPlainMethod)  # bound to an instance, not shifted
+        kwargs = {k: self._unwrap(v) for k, v in (kwargs or {}).items()}
+        return self._rewrap(func(*[self._unwrap(a) for a in args], **kwargs))

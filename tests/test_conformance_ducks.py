@@ -202,6 +202,20 @@ def test_faithful_wrapper_is_fully_handled():
     assert bad == []
 
 
+def test_plain_method_duck_type_has_the_classmethod_coverage():
+    # the seeds define __arrayflow_function__ as a plain instance method; PyTorch binds it to
+    # the instance (with a one-time warning), so the runner must see the same coverage
+    import warnings
+
+    report = _tensor_like(f"{FIX}:Faithful")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Defining your `__arrayflow_function__`")
+        plain = _tensor_like(f"{FIX}:FaithfulPlainMethod")
+    assert plain.meta["coverage"] == report.meta["coverage"] == 100.0
+    assert {r.name: r.status for r in plain.results} == \
+        {r.name: r.status for r in report.results}
+
+
 @pytest.fixture(scope="module")
 def subclass_report():
     return _tensor_like(f"{FIX}:PlainSubclass")  # no factory: t.as_subclass(cls)

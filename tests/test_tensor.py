@@ -177,10 +177,26 @@ def test_dlpack_roundtrip():
     assert back.tolist() == [1.0, 2.0, 3.0] and back.backend.name == "numpy"
 
 
-def test_repr_shows_values_dtype_backend_and_grad():
-    r = repr(af.asarray([1.0, 2.0]))
-    assert r.startswith("tensor([1., 2.]") and "dtype=float32" in r and "backend='numpy'" in r
+@pytest.mark.parametrize("values, dtype", [
+    ([1.0, 2.0], "float32"), ([1.0, 2.0], "float64"), ([[2, 4], [4, 6]], "int64"),
+    ([1, 2], "int32"), ([True, False], "bool"), ([1 + 2j], "complex64"), ([1 + 2j], "complex128")])
+def test_repr_follows_pytorch(values, dtype):
+    # PyTorch shows the dtype unless it is the default float dtype, its complex
+    # counterpart, int64 or bool; the values are formatted the same way.
+    torch = pytest.importorskip("torch")
+    with af.use_backend("numpy"):
+        r = repr(af.asarray(values, dtype=getattr(af, dtype)))
+    expected = repr(torch.tensor(values, dtype=getattr(torch, dtype)))
+    assert r == expected.replace("torch.", "")
     assert "requires_grad=True" in repr(af.zeros(2, requires_grad=True))
+
+
+def test_repr_shows_backend_only_when_not_the_current_one():
+    with af.use_backend("strict"):
+        t = af.ones(2)
+        assert "backend" not in repr(t)
+    with af.use_backend("numpy"):
+        assert repr(t) == "tensor([1., 1.], backend='strict')"
 
 
 def test_dask_repr_never_computes():

@@ -15,11 +15,12 @@ from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .variable import Variable
 
 __all__ = [
     "Function", "FunctionCtx", "once_differentiable", "backward", "grad", "no_grad",
     "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck", "gradgradcheck",
-    "GradcheckError", "functional", "detect_anomaly", "set_detect_anomaly",
+    "GradcheckError", "functional", "detect_anomaly", "set_detect_anomaly", "Variable",
 ]
 
 
