@@ -75,3 +75,9 @@ def persist(backend, *tensors):
 @persist.defvjp
 def _persist_vjp(xp, res, *gs):
     return gs
+
+
+# Identities on values: right for complex values (PyTorch's convention).
+from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
+
+_mark_complex_ok(rechunk, persist)

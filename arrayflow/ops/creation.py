@@ -467,3 +467,10 @@ def _meshgrid_vjp(xp, res, *gs):
         out.append(xp.sum(g, axis=others) if others else g)
     # every output depends on every input's broadcast; input i only feeds output i
     return tuple(out)
+
+
+# Masks and broadcasts: the VJPs are right for complex values as they are (PyTorch's
+# convention, arrayflow.ops._vjp_util). ``asarray`` casts, so it is not declared.
+from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
+
+_mark_complex_ok(tril, triu, meshgrid)

@@ -238,13 +238,148 @@ def _ifftshift_vjp(xp, res, g):
     return (xp.fft.fftshift(g, axes=axes),)
 
 
-def _complex_vjp(name):
+# The adjoint of a transform with ``norm`` is the transform the other way with the swapped
+# ``norm`` (the same scale factor); zero-padding and trimming are each other's adjoints.
+# One-sided transforms follow PyTorch's fft_r2c_backward / fft_c2r_backward: the gradient
+# of rfft is the real part of the inverse transform of the zero-padded full spectrum; that
+# of irfft is the rfft of the gradient with the bins mirrored by Hermitian symmetry doubled.
+
+_SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
+
+from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
+
+
+def _fit(xp, a, axis, n):
+    """``a`` trimmed or zero-padded to length ``n`` along ``axis``."""
+    m = a.shape[axis]
+    if m == n:
+        return a
+    nd = a.ndim
+    axis = axis % nd
+    if m > n:
+        return a[(slice(None),) * axis + (slice(0, n), Ellipsis)]
+    shape = list(a.shape)
+    shape[axis] = n - m
+    return xp.concat([a, xp.zeros(tuple(shape), dtype=a.dtype)], axis=axis)
+
+
+def _fit_all(xp, a, axes, sizes):
+    for ax, n in zip(axes, sizes):
+        a = _fit(xp, a, ax, n)
+    return a
+
+
+def _double_mirrored(xp, a, axis, n):
+    """Double bins ``1 .. n - (n//2 + 1)`` of a one-sided spectrum along ``axis``."""
+    d = n - (n // 2 + 1)
+    if d <= 0:
+        return a
+    axis = axis % a.ndim
+    idx = xp.arange(a.shape[axis])
+    mask = xp.astype((idx >= 1) & (idx <= d), a.dtype)
+    shape = [1] * a.ndim
+    shape[axis] = a.shape[axis]
+    return a * (1 + xp.reshape(mask, tuple(shape)))
+
+
+def _axes_sizes(shape, s, axes, c2r=False):
+    """The transformed axes and output sizes of an n-D transform (numpy's defaults)."""
+    nd = len(shape)
+    if axes is None:
+        axes = list(range(nd)) if s is None else list(range(nd - len(s), nd))
+    axes = [a % nd for a in axes]
+    if s is None:
+        s = [shape[a] for a in axes]
+        if c2r:
+            s[-1] = 2 * (shape[axes[-1]] - 1)
+    else:
+        s = list(s)
+        for i, n in enumerate(s):
+            if n == -1:
+                s[i] = 2 * (shape[axes[i]] - 1) if c2r and i == len(s) - 1 else shape[axes[i]]
+    return axes, s
+
+
+def _c2c_vjp(other):
     def vjp(xp, res, g):
-        raise NotImplementedError(
-            f"arrayflow.fft.{name}: backward involves complex values, and complex autograd "
-            f"is not implemented yet (it is planned as its own feature)")
+        shape, n, axis, norm = res
+        return (_fit(xp, getattr(xp.fft, other)(g, axis=axis, norm=_SWAP[norm]), axis,
+                     shape[axis]),)
     return vjp
 
 
-for _name in (*_ONE, *_N):
-    globals()[_name].defvjp(_complex_vjp(_name))
+fft.defvjp(_c2c_vjp("ifft"))
+ifft.defvjp(_c2c_vjp("fft"))
+
+
+def _r2c_grad(xp, g, m, n, axis, norm):
+    """Gradient of ``rfft(x, n, axis, norm)`` for an input of length ``m``."""
+    n = m if n is None else n  # ``n=`` zero-pads the one-sided g to the full spectrum
+    return _fit(xp, xp.real(xp.fft.ifft(g, n=n, axis=axis, norm=_SWAP[norm])), axis, m)
+
+
+def _c2r_grad(xp, g, m, n, axis, norm):
+    """Gradient of ``irfft(x, n, axis, norm)`` for an input of length ``m``."""
+    n = 2 * (m - 1) if n is None else n
+    gi = _double_mirrored(xp, xp.fft.rfft(g, axis=axis, norm=_SWAP[norm]), axis, n)
+    return _fit(xp, gi, axis, m)
+
+
+@rfft.defvjp
+def _rfft_vjp(xp, res, g):
+    shape, n, axis, norm = res
+    return (_r2c_grad(xp, g, shape[axis], n, axis, norm),)
+
+
+@irfft.defvjp
+def _irfft_vjp(xp, res, g):
+    shape, n, axis, norm = res
+    return (_c2r_grad(xp, g, shape[axis], n, axis, norm),)
+
+
+@hfft.defvjp
+def _hfft_vjp(xp, res, g):
+    # hfft(x, norm) = irfft(conj(x), norm=swapped)
+    shape, n, axis, norm = res
+    return (xp.conj(_c2r_grad(xp, g, shape[axis], n, axis, _SWAP[norm])),)
+
+
+@ihfft.defvjp
+def _ihfft_vjp(xp, res, g):
+    # ihfft(x, norm) = conj(rfft(x, norm=swapped))
+    shape, n, axis, norm = res
+    return (_r2c_grad(xp, xp.conj(g), shape[axis], n, axis, _SWAP[norm]),)
+
+
+def _c2cn_vjp(other):
+    def vjp(xp, res, g):
+        shape, s, axes, norm = res
+        axes, s = _axes_sizes(shape, s, axes)
+        gx = getattr(xp.fft, other)(g, axes=axes, norm=_SWAP[norm])
+        return (_fit_all(xp, gx, axes, [shape[a] for a in axes]),)
+    return vjp
+
+
+fftn.defvjp(_c2cn_vjp("ifftn"))
+ifftn.defvjp(_c2cn_vjp("fftn"))
+
+
+@rfftn.defvjp
+def _rfftn_vjp(xp, res, g):
+    shape, s, axes, norm = res
+    axes, s = _axes_sizes(shape, s, axes)
+    full = [g.shape[a] for a in axes[:-1]] + [s[-1]]  # zero-pads the one-sided axis
+    gx = xp.real(xp.fft.ifftn(g, s=full, axes=axes, norm=_SWAP[norm]))
+    return (_fit_all(xp, gx, axes, [shape[a] for a in axes]),)
+
+
+@irfftn.defvjp
+def _irfftn_vjp(xp, res, g):
+    shape, s, axes, norm = res
+    axes, s = _axes_sizes(shape, s, axes, c2r=True)
+    gi = _double_mirrored(xp, xp.fft.rfftn(g, axes=axes, norm=_SWAP[norm]), axes[-1], s[-1])
+    return (_fit_all(xp, gi, axes, [shape[a] for a in axes]),)
+
+
+_mark_complex_ok(fft, ifft, rfft, irfft, hfft, ihfft, fftn, ifftn, rfftn, irfftn, fftshift,
+                 ifftshift)

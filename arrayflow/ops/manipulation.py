@@ -478,3 +478,12 @@ def _index_put_vjp(xp, res, g):
     if hasattr(values, "shape"):
         gv = _sum_to(xp, g[key], values.shape)
     return (gx, None, gv)
+
+
+# Pure data movement (copies, sums over broadcast or repeated positions): the VJPs are
+# right for complex values as they are (PyTorch's convention, arrayflow.ops._vjp_util).
+from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
+
+_mark_complex_ok(broadcast_arrays, broadcast_to, concat, expand_dims, flip, moveaxis,
+                 permute_dims, repeat, reshape, roll, squeeze, stack, tile, unstack, take,
+                 take_along_axis, getitem, index_put)

@@ -131,3 +131,8 @@ def _sort_vjp(xp, res, g):
     if hasattr(xp, "take_along_axis"):
         return (xp.take_along_axis(g, inverse, axis=axis),)
     return (take_along_axis.forward(xp, g, inverse, axis=axis)[0],)
+
+
+from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
+
+_mark_complex_ok(where)  # sort (real-only in the standard) raises for complex values

@@ -1,0 +1,331 @@
+"""Complex autograd against PyTorch (issue 12, section 3).
+
+PyTorch's convention: for a real loss ``L`` of a complex input ``z``, ``z.grad`` is
+``dL/d(re z) + 1j * dL/d(im z)`` (``z.grad == 2 * z`` for ``L = |z|**2``). Each op gets a
+random complex input and a real loss ``re(sum(f(z) * conj(w)))`` (``sum(f(z) * w)`` for a
+real output) with a random ``w``; the gradients must equal PyTorch's on every backend. An
+op without a complex rule raises ``NotImplementedError`` naming it, never a silent zero.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import arrayflow as af
+
+torch = pytest.importorskip("torch")
+
+F, T = af.fft, torch.fft
+LA, TLA = af.linalg, torch.linalg
+
+
+def _cplx(rng, shape):
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+def _torch_np(t):
+    return t.detach().resolve_conj().resolve_neg().numpy()
+
+
+def _loss_af(y, w):
+    if af.isdtype(y.dtype, "complex floating"):
+        return af.sum(af.real(y * af.conj(af.asarray(w))))
+    return af.sum(y * af.asarray(np.real(w)))
+
+
+def _loss_torch(y, w):
+    wt = torch.tensor(w)
+    if y.is_complex():
+        return (y * wt.conj()).real.sum()
+    return (y * wt.real).sum()
+
+
+def assert_grads_match(f, ft, inputs, *, seed=0, rtol=1e-7, atol=1e-9, post=None):
+    """``f`` on arrayflow and ``ft`` on torch, same inputs (NumPy) and loss: same grads."""
+    rng = np.random.default_rng(seed)
+    xs = [af.asarray(x, requires_grad=True) for x in inputs]
+    y = f(*xs)
+    if post is not None:
+        y = post[0](y)
+    w = _cplx(rng, tuple(y.shape))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _loss_af(y, w).backward()
+        ts = [torch.tensor(x, requires_grad=True) for x in inputs]
+        yt = ft(*ts)
+        if post is not None:
+            yt = post[1](yt)
+        _loss_torch(yt, w).backward()
+    for k, (x, t) in enumerate(zip(xs, ts)):
+        assert x.grad is not None, k
+        assert x.grad.dtype == x.dtype, (k, x.grad.dtype, x.dtype)
+        np.testing.assert_allclose(x.grad.numpy(), _torch_np(t.grad), rtol=rtol, atol=atol,
+                                   err_msg=f"input {k}")
+
+
+_RNG = np.random.default_rng(12)
+Z = _cplx(_RNG, (2, 3))
+Z2 = _cplx(_RNG, (2, 3))
+V3 = _cplx(_RNG, (3,))
+R3 = _RNG.standard_normal((3,))
+A = _cplx(_RNG, (3, 3))
+B = _cplx(_RNG, (3, 3))
+HPD = A @ A.conj().T + 3 * np.eye(3)
+
+UNARY = {
+    "abs": torch.abs, "acos": torch.acos, "acosh": torch.acosh, "asin": torch.asin,
+    "asinh": torch.asinh, "atan": torch.atan, "atanh": torch.atanh, "conj": torch.conj,
+    "cos": torch.cos, "cosh": torch.cosh, "exp": torch.exp, "expm1": torch.expm1,
+    "log": torch.log, "log1p": torch.log1p, "log2": torch.log2, "log10": torch.log10,
+    "negative": torch.neg, "positive": torch.positive, "reciprocal": torch.reciprocal,
+    "sin": torch.sin, "sinh": torch.sinh, "sqrt": torch.sqrt, "square": torch.square,
+    "tan": torch.tan, "tanh": torch.tanh, "real": torch.real, "imag": torch.imag,
+    "sign": torch.sgn,
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary(backend, name):
+    assert_grads_match(getattr(af, name), UNARY[name], [Z])
+
+
+def test_imag_is_not_a_silent_zero(backend):
+    # The old VJP of imag returned zeros; PyTorch's gradient is 1j * g.
+    z = af.asarray(Z, requires_grad=True)
+    af.sum(af.imag(z)).backward()
+    np.testing.assert_array_equal(z.grad.numpy(), np.full(Z.shape, 1j))
+
+
+def test_abs_squared_gives_two_z(backend):
+    z = af.asarray(Z, requires_grad=True)
+    af.sum(af.abs(z) ** 2).backward()
+    np.testing.assert_allclose(z.grad.numpy(), 2 * Z, rtol=1e-12)
+
+
+def test_angle_from_atan2_of_parts(backend):
+    assert_grads_match(lambda z: af.atan2(af.imag(z), af.real(z)), torch.angle, [Z])
+
+
+BINARY = {"add": torch.add, "subtract": torch.sub, "multiply": torch.mul,
+          "divide": torch.div, "pow": torch.pow}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@pytest.mark.parametrize("kinds", ["cc", "rc", "cr"])
+def test_binary_broadcast_and_mixed(backend, name, kinds):
+    a = Z if kinds[0] == "c" else Z.real.copy()
+    b = V3 if kinds[1] == "c" else R3
+    # the real input gets the real part of its gradient (PyTorch's handle_r_to_c)
+    assert_grads_match(getattr(af, name), BINARY[name], [a, b])
+
+
+@pytest.mark.parametrize("scalar", [2, 0.5, 1 + 1j, -2.0])
+def test_pow_with_python_scalars(backend, scalar):
+    assert_grads_match(lambda z: z ** scalar, lambda z: z ** scalar, [Z])
+    assert_grads_match(lambda z: scalar ** z, lambda z: scalar ** z, [Z])
+
+
+REDUCTIONS = [
+    ("sum", lambda z: af.sum(z, axis=1), lambda z: z.sum(1), Z),
+    ("mean", lambda z: af.mean(z, axis=0), lambda z: z.mean(0), Z),
+    ("prod", lambda z: af.prod(z, axis=1), lambda z: z.prod(1), Z),
+    ("prod-zero", lambda z: af.prod(z), lambda z: z.prod(), np.array([1 + 1j, 0j, 2 - 1j])),
+    ("cumulative_sum", lambda z: af.cumulative_sum(z, axis=1), lambda z: z.cumsum(1), Z),
+    ("cumulative_prod", lambda z: af.cumulative_prod(z, axis=1), lambda z: z.cumprod(1), Z),
+    ("cumulative_prod-zero", lambda z: af.cumulative_prod(z, axis=0),
+     lambda z: z.cumprod(0), np.array([1 + 1j, 2j, 0j, 2 - 1j, 0j, 1.5 + 0j])),
+    ("diff", lambda z: af.diff(z, axis=1), lambda z: torch.diff(z, dim=1), Z),
+]
+
+
+@pytest.mark.parametrize("case", REDUCTIONS, ids=lambda c: c[0])
+def test_reductions(backend, case):
+    _, f, ft, x = case
+    assert_grads_match(f, ft, [x])
+
+
+@pytest.mark.parametrize("fn", ["std", "var"])
+def test_std_var(backend, fn):
+    if backend == "strict":
+        with pytest.raises(TypeError):  # the standard's std/var take real input only
+            getattr(af, fn)(af.asarray(Z))
+        return
+    assert_grads_match(lambda z: getattr(af, fn)(z, axis=1, correction=1),
+                       lambda z: getattr(torch, fn)(z, dim=1, correction=1), [Z])
+
+
+def _t_matmul_mixed(a, b):
+    return torch.matmul(a.to(b.dtype), b)
+
+
+LINALG = [
+    ("matmul", af.matmul, torch.matmul, [A, B]),
+    ("matmul-real-left", af.matmul, _t_matmul_mixed, [A.real.copy(), B]),
+    ("matmul-vec-mat", af.matmul, torch.matmul, [V3, B]),
+    ("matmul-mat-vec", af.matmul, torch.matmul, [A, V3]),
+    ("matmul-vec-vec", af.matmul, torch.matmul, [V3, V3 * 1j]),
+    ("matmul-batch", af.matmul, torch.matmul, [_cplx(_RNG, (2, 3, 4)), _cplx(_RNG, (4, 2))]),
+    ("tensordot", lambda a, b: af.tensordot(a, b, axes=1),
+     lambda a, b: torch.tensordot(a, b, dims=1), [A, B]),
+    ("vecdot", af.vecdot, torch.linalg.vecdot, [A, B]),  # conjugates its first argument
+    ("outer", LA.outer, torch.outer, [V3, _cplx(_RNG, (4,))]),
+    ("cross", LA.cross, TLA.cross, [_cplx(_RNG, (2, 3)), _cplx(_RNG, (2, 3))]),
+    ("det", LA.det, TLA.det, [A]),
+    ("inv", LA.inv, TLA.inv, [A]),
+    ("solve", LA.solve, TLA.solve, [A, B]),
+    ("solve-vector", LA.solve, TLA.solve, [A, V3]),
+    ("trace", LA.trace, torch.trace, [A]),
+    ("diagonal", LA.diagonal, torch.diagonal, [A]),
+    ("matrix_transpose", af.matrix_transpose, lambda x: x.mT, [A]),
+    ("cholesky", LA.cholesky, TLA.cholesky, [HPD]),
+    ("cholesky-upper", lambda x: LA.cholesky(x, upper=True),
+     lambda x: TLA.cholesky(x, upper=True), [HPD]),
+    ("eigvalsh", LA.eigvalsh, TLA.eigvalsh, [HPD]),
+    ("eigh-values", lambda x: LA.eigh(x)[0], lambda x: TLA.eigh(x)[0], [HPD]),
+    ("matrix_power-3", lambda x: LA.matrix_power(x, 3), lambda x: TLA.matrix_power(x, 3),
+     [A]),
+    ("matrix_power--2", lambda x: LA.matrix_power(x, -2), lambda x: TLA.matrix_power(x, -2),
+     [A]),
+    ("pinv-tall", LA.pinv, TLA.pinv, [_cplx(_RNG, (3, 2))]),
+    ("pinv-wide", LA.pinv, TLA.pinv, [_cplx(_RNG, (2, 3))]),
+    ("slogdet-logabsdet", lambda x: LA.slogdet(x)[1], lambda x: TLA.slogdet(x)[1], [A]),
+    ("slogdet-sign", lambda x: LA.slogdet(x)[0], lambda x: TLA.slogdet(x)[0], [A]),
+    ("svdvals", LA.svdvals, TLA.svdvals, [_cplx(_RNG, (3, 2))]),
+    *[(f"vector_norm-{o}", lambda x, o=o: LA.vector_norm(x, ord=o, axis=1),
+       lambda x, o=o: TLA.vector_norm(x, ord=o, dim=1), [A])
+      for o in (2, 1, 3, 0.5, 1.5, float("inf"), -1)],
+    *[(f"matrix_norm-{o}", lambda x, o=o: LA.matrix_norm(x, ord=o),
+       lambda x, o=o: TLA.matrix_norm(x, ord=o), [A])
+      for o in ("fro", "nuc", 2, -2, 1, float("inf"), -1)],
+]
+
+
+@pytest.mark.parametrize("case", LINALG, ids=lambda c: c[0])
+def test_linalg(backend, case):
+    _, f, ft, xs = case
+    assert_grads_match(f, ft, xs, rtol=1e-6, atol=1e-8)
+
+
+def test_eigh_eigenvectors_gauge_invariant_loss(backend):
+    # Eigenvectors are defined up to a phase each: the loss uses |V|**2 (gauge invariant).
+    sq = (lambda v: af.abs(v) ** 2, lambda v: v.abs() ** 2)
+    assert_grads_match(lambda x: LA.eigh(x)[1], lambda x: TLA.eigh(x)[1], [HPD],
+                       rtol=1e-6, atol=1e-8, post=sq)
+
+
+def test_pinv_forward_on_complex_input_matches_numpy(backend):
+    # The Dask fallback used a plain transpose of Vh: wrong values for complex input.
+    x = _cplx(_RNG, (3, 2))
+    np.testing.assert_allclose(LA.pinv(af.asarray(x)).numpy(), np.linalg.pinv(x),
+                               rtol=1e-10, atol=1e-12)
+
+
+def _fft_cases():
+    cases = []
+    for norm in ("backward", "ortho", "forward"):
+        for n in (None, 3, 8):
+            for nm in ("fft", "ifft"):
+                cases.append((f"{nm}-{norm}-n{n}", lambda x, nm=nm, n=n, norm=norm:
+                              getattr(F, nm)(x, n=n, norm=norm),
+                              lambda x, nm=nm, n=n, norm=norm:
+                              getattr(T, nm)(x, n=n, norm=norm), _cplx(_RNG, (2, 5))))
+            for nm in ("rfft", "ihfft"):
+                for m in (5, 6):
+                    cases.append((f"{nm}-{norm}-n{n}-m{m}", lambda x, nm=nm, n=n, norm=norm:
+                                  getattr(F, nm)(x, n=n, norm=norm),
+                                  lambda x, nm=nm, n=n, norm=norm:
+                                  getattr(T, nm)(x, n=n, norm=norm),
+                                  _RNG.standard_normal((2, m))))
+            for nm in ("irfft", "hfft"):
+                for m in (4, 5):
+                    cases.append((f"{nm}-{norm}-n{n}-m{m}", lambda x, nm=nm, n=n, norm=norm:
+                                  getattr(F, nm)(x, n=n, norm=norm),
+                                  lambda x, nm=nm, n=n, norm=norm:
+                                  getattr(T, nm)(x, n=n, norm=norm), _cplx(_RNG, (2, m))))
+        for s, axes in ((None, None), ((3, 4), None), ((4, 6), (0, 1)), (None, (0,)),
+                        ((5,), (-1,))):
+            for nm in ("fftn", "ifftn", "rfftn", "irfftn"):
+                x = _RNG.standard_normal((3, 5)) if nm == "rfftn" else _cplx(_RNG, (3, 5))
+                cases.append((f"{nm}-{norm}-s{s}-axes{axes}",
+                              lambda x, nm=nm, s=s, axes=axes, norm=norm:
+                              getattr(F, nm)(x, s=s, axes=axes, norm=norm),
+                              lambda x, nm=nm, s=s, axes=axes, norm=norm:
+                              getattr(T, nm)(x, s=s, dim=axes, norm=norm), x))
+    cases.append(("fftshift", F.fftshift, T.fftshift, _cplx(_RNG, (5,))))
+    cases.append(("ifftshift", F.ifftshift, T.ifftshift, _cplx(_RNG, (5,))))
+    return cases
+
+
+@pytest.mark.parametrize("case", _fft_cases(), ids=lambda c: c[0])
+def test_fft(backend, case):
+    _, f, ft, x = case
+    assert_grads_match(f, ft, [x], rtol=1e-6, atol=1e-8)
+
+
+def test_fft_of_real_input_gets_real_gradient():
+    # (array_api_strict rejects real input to fft, as the standard allows.)
+    with af.use_backend("numpy"):
+        x = _RNG.standard_normal((5, 2))
+        assert_grads_match(lambda t: F.fft(t, axis=0, n=7), lambda t: T.fft(t, dim=0, n=7), [x])
+
+
+STRUCTURAL = [
+    ("reshape", lambda z: af.reshape(z, (3, 2)), lambda z: z.reshape(3, 2)),
+    ("getitem", lambda z: z[1, 1:], lambda z: z[1, 1:]),
+    ("permute_dims", lambda z: af.permute_dims(z, (1, 0)), lambda z: z.T),
+    ("flip", lambda z: af.flip(z, axis=1), lambda z: z.flip(1)),
+    ("concat", lambda z: af.concat([z, z * 2], axis=0), lambda z: torch.cat([z, z * 2], 0)),
+    ("stack", lambda z: af.stack([z, z], axis=1), lambda z: torch.stack([z, z], 1)),
+    ("broadcast_to", lambda z: af.broadcast_to(z, (4, 2, 3)),
+     lambda z: z.broadcast_to(4, 2, 3)),
+    ("where", lambda z: af.where(af.asarray(np.array([True, False, True])), z, z * 1j),
+     lambda z: torch.where(torch.tensor([True, False, True]), z, z * 1j)),
+    ("tril", lambda z: af.tril(z), lambda z: torch.tril(z)),
+]
+
+
+@pytest.mark.parametrize("case", STRUCTURAL, ids=lambda c: c[0])
+def test_structural_ops(backend, case):
+    _, f, ft = case
+    assert_grads_match(f, ft, [Z])
+
+
+def test_second_order_matches_torch(backend):
+    # create_graph=True runs the complex rules on Tensors: d/dz of re(sum(exp(z) * z)) grad.
+    z = af.asarray(V3, requires_grad=True)
+    (g,) = af.autograd.grad(af.sum(af.real(af.exp(z) * z)), [z], create_graph=True)
+    af.sum(af.abs(g) ** 2).backward()
+    zt = torch.tensor(V3, requires_grad=True)
+    (gt,) = torch.autograd.grad((torch.exp(zt) * zt).real.sum(), [zt], create_graph=True)
+    (gt.abs() ** 2).sum().backward()
+    np.testing.assert_allclose(g.detach().numpy(), _torch_np(gt), rtol=1e-10)
+    np.testing.assert_allclose(z.grad.numpy(), _torch_np(zt.grad), rtol=1e-10)
+
+
+NO_COMPLEX_RULE = [
+    ("max", lambda z: af.max(z)),
+    ("min", lambda z: af.min(z, axis=0)),
+    ("linalg.svd", lambda z: LA.svd(z, full_matrices=False)),
+    ("linalg.qr", lambda z: LA.qr(z)),
+    ("linalg.eig", lambda z: LA.eig(z)),
+    ("astype", lambda z: af.astype(z, af.complex64)),
+]
+
+
+@pytest.mark.parametrize("case", NO_COMPLEX_RULE, ids=lambda c: c[0])
+def test_ops_without_a_complex_rule_raise_naming_the_op(case):
+    name, f = case
+    z = af.asarray(A, requires_grad=True)
+    with pytest.raises(NotImplementedError, match=rf"arrayflow\.{name}: .*complex"):
+        f(z)
+    with af.no_grad():  # the forward alone is fine
+        f(z)
+
+
+def test_real_input_to_op_without_complex_rule_with_complex_output_raises():
+    x = af.asarray(A.real.copy(), requires_grad=True)
+    with pytest.raises(NotImplementedError, match=r"arrayflow\.linalg\.eigvals: "):
+        LA.eigvals(x)
