@@ -416,3 +416,30 @@ def test_failing_hook_changes_nothing(backend):
     with pytest.raises(ValueError, match="boom"):
         t.load_state_dict(sd)
     np.testing.assert_array_equal(host(t.a.w), before)
+
+
+def _reused_and_double_backward(lib, nnm):
+    class Id(nnm.Module):
+        def forward(self, x):
+            return x
+
+    class Sq(nnm.Module):
+        def forward(self, x):
+            return x * x
+
+    log = []
+    i, s = Id(), Sq()
+    i.register_full_backward_hook(lambda m, gi, go: log.append(("id", lst(gi), lst(go))))
+    s.register_full_backward_hook(lambda m, gi, go: log.append(("sq", lst(gi), lst(go))))
+    x = T(lib, [1.0, 2.0], True)
+    y = s(i(x)) + s(x * 3)  # an input returned as-is; a Module called twice
+    (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+    log.append(("g", lst([g])))
+    g.sum().backward()  # second order through the hook nodes
+    log.append(("gg", lst([x.grad])))
+    return log
+
+
+def test_hooks_on_identity_reused_module_and_double_backward(backend):
+    ours, theirs = (_reused_and_double_backward(lib, nnm) for lib, nnm in LIBS)
+    assert ours == theirs
