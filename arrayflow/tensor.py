@@ -477,6 +477,16 @@ class Tensor:
                 f"arrayflow implements 2025.12")
         return sys.modules["arrayflow"]
 
+    @property
+    def is_cuda(self) -> builtins.bool:
+        """Whether the Tensor's backend is a CUDA one (``device_type == "cuda"``; PyTorch)."""
+        return getattr(self._backend, "device_type", "cpu") == "cuda"
+
+    @property
+    def is_cpu(self) -> builtins.bool:
+        """Whether the Tensor's backend keeps its arrays on the CPU (PyTorch ``is_cpu``)."""
+        return getattr(self._backend, "device_type", "cpu") == "cpu"
+
     def to_device(self, device, /, *, stream=None) -> Tensor:
         """Copy to ``device`` of the same backend (array API ``to_device``).
 

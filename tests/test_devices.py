@@ -92,6 +92,8 @@ def test_cpu_device_keeps_the_current_cpu_backend(backend, name):
         assert t.backend.name == backend and t.shape == (2, 3)
     t = af.arange(3, device="cpu")
     assert t.backend.name == backend
+    assert t.is_cpu and not t.is_cuda
+    assert torch.arange(3).is_cpu and not torch.arange(3).is_cuda
     assert t.cpu() is t and t.to("cpu") is t and t.to(af.device("cpu")) is t
     assert af.asarray([1.0], device="cpu").backend.name == backend
 
@@ -169,6 +171,7 @@ def test_fake_cuda_mapping(fake_cuda):
         af.ones(2, device="cuda:2")
     c = af.arange(3.0).cuda()
     assert c.backend.name == "fakecuda" and c.cuda() is c
+    assert c.is_cuda and not c.is_cpu
     back = c.cpu()
     assert back.backend.name == "numpy" and back.numpy().tolist() == [0.0, 1.0, 2.0]
     moved = af.asarray(af.arange(2.0), device="cuda")
