@@ -67,6 +67,8 @@ def test_2020_mul_constant(backend):
     C.check_mul_constant(a["MulConstant"], t["MulConstant"])
 
 
+# not on dask: 1000 finite differences of a lazy graph take ~40 s; the same Function's
+# values and gradients are compared with PyTorch on dask by the linear_function test
 @pytest.mark.parametrize("backend", ["numpy", "strict"], indirect=True)
 def test_2020_gradcheck(backend):
     a, t = C.both([S["linear_function"], S["linear_alias"]])
@@ -300,3 +302,49 @@ def test_2020_session_testing_overrides():
     assert dummy_add(1, 2) == -1
     t_dummy = torch.overrides.get_testing_overrides()[torch.add]
     assert t_dummy(1, 2) == -1
+
+
+# --- Operations on multiple types that define __torch_function__ ----------------------------
+
+def test_2020_multiple_types(backend):
+    # The rules (an image in the document, lost) as PyTorch applies them: each type is
+    # tried once, subclasses before superclasses, otherwise left to right; NotImplemented
+    # hands the call on; when every type returns NotImplemented, TypeError.
+    a, t = C.both(SCALAR + [S["metadata_tensor"]])
+    data = [[1.0, 2.0], [3.0, 4.0]]
+    results = {}
+    for ns, lib in ((a, arrayflow), (t, torch)):
+        s, m = ns["ScalarTensor"](2, 2), ns["MetadataTensor"](data, metadata={"k": 1})
+        # ScalarTensor first: it refuses (a MetadataTensor among the types), MetadataTensor
+        # unwraps itself and calls add(s, tensor), which ScalarTensor's slow path handles
+        r1, r2 = lib.add(s, m), lib.add(m, s)
+        assert type(r1).__name__ == type(r2).__name__ == "MetadataTensor"
+        assert r1._metadata == {"k": 1}
+        results[lib.__name__] = (H.numpy_of(r1._t), H.numpy_of(r2._t))
+        # mul: ScalarTensor refuses, MetadataTensor unwraps to mul(s, tensor), where
+        # ScalarTensor refuses again -> TypeError
+        with pytest.raises(TypeError):
+            lib.mul(s, m)
+    for x, y in zip(results["arrayflow"], results["torch"]):
+        assert_allclose(x, y)
+        assert_allclose(x, np.array(data) + 2 * np.eye(2))
+
+
+def test_2020_ignored_functions():
+    # "torch._overrides.get_ignored_functions returns a tuple of functions that explicitly
+    # cannot be overridden by __torch_function__ ... useful to confirm that a function that
+    # isn't present in the dictionary returned by get_overridable_functions cannot be
+    # overridden" (PyTorch 2.13 returns a set; so does arrayflow)
+    from arrayflow._overrides import get_ignored_functions, get_overridable_functions
+
+    ignored = get_ignored_functions()
+    overridable = {f for fs in get_overridable_functions().values() for f in fs}
+    assert ignored and not (ignored & overridable)
+    assert type(ignored) is type(torch.overrides.get_ignored_functions())
+    for name in ("manual_seed", "get_default_dtype", "is_tensor"):
+        f = getattr(arrayflow, name)
+        assert f in ignored
+        assert (getattr(torch, name) in torch.overrides.get_ignored_functions())
+    # an ignored function never consults __arrayflow_function__
+    a = C.define(SCALAR)
+    assert arrayflow.is_tensor(a["ScalarTensor"](2, 2)) is False
