@@ -178,6 +178,33 @@ class Backend:
         """
         return array[key]
 
+    def python_scalar(self, obj):
+        """``obj`` as a Python scalar when it is one of the library's scalar types
+        (NumPy's ``np.float64(2)``), else None (the default).
+
+        Such scalars combined with Tensors act as Python scalars, as in PyTorch
+        (``np.float64(2) * t`` keeps ``t``'s float32), on every backend.
+        """
+        return None
+
+    def check_values(self, array, ok, error):
+        """``array``, once every element satisfies ``ok``; else ``error`` is raised.
+
+        ``ok(xp, a)`` is an element-wise boolean function written against a
+        namespace ``xp``; ``error(xp, a, mask)`` builds the exception from the
+        values and ``mask = ok(xp, a)``. Used for index bounds and class
+        targets (``take``, ``x[idx]``, ``cross_entropy``).
+
+        The default checks now (eager backends: the exception is raised by
+        this call). A lazy backend makes the check part of the graph instead:
+        the returned array raises ``error`` when it is computed (Dask).
+        """
+        xp = self.xp
+        mask = ok(xp, array)
+        if not bool(xp.all(mask)):
+            raise error(xp, array, mask)
+        return array
+
     def is_array(self, obj: Any) -> bool:
         """Whether ``obj`` is an array of this backend, importing nothing.
 

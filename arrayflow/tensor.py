@@ -19,6 +19,7 @@ import operator
 import sys
 
 from . import _backend, _dtypes
+from .ops import aliases as _al
 from .ops import creation as _c
 from .ops import dtypes as _dt
 from .ops import elementwise as _e
@@ -32,13 +33,70 @@ __all__ = ["Tensor", "Size"]
 
 
 class _Cell:
-    """Storage shared by a Tensor and its detached views: the array and its version."""
+    """Storage shared by a Tensor and its detached aliases: the array, its version, and
+    weak references to the views taken of it (see ``arrayflow/autograd/_views.py``).
 
-    __slots__ = ("array", "version")
+    Writes are functional: an in-place operation stores a new array (``cell.array =
+    new``) and never changes an existing one, so values autograd saved stay intact.
+    """
+
+    __slots__ = ("array", "version", "views", "views_limit")
 
     def __init__(self, array):
         self.array = array
         self.version = 0
+        self.views = None
+        self.views_limit = 16
+
+
+class _ViewCell:
+    """Storage of a view (PyTorch's view semantics on every backend).
+
+    ``array`` is recomputed from the root storage whenever the root was written; setting
+    ``array`` scatters the new values into the root. ``version`` is the root's (views
+    share their base's version counter, as in PyTorch).
+    """
+
+    __slots__ = ("root", "base", "steps", "n_grad", "grad_mode", "writable", "owner",
+                 "_arr", "_seen")
+
+    def __init__(self, root, base, steps, n_grad, arr, grad_mode, writable):
+        self.root = root  # the _Cell holding the storage
+        self.base = base  # the Tensor this view was taken of (PyTorch ``_base``)
+        self.steps = steps  # view ops from the root's array to this view's
+        self.n_grad = n_grad  # the last n_grad steps lead from ``base`` to this view
+        self.grad_mode = grad_mode  # grad mode when the view was created
+        self.writable = writable  # False for broadcast (expanded) views
+        self.owner = None  # weakref to the Tensor the view op returned
+        self._arr = arr
+        self._seen = root.version
+
+    @property
+    def array(self):
+        root = self.root
+        if self._seen != root.version:
+            from .autograd._views import forward_chain
+
+            self._arr = forward_chain(self.steps, root.array)
+            self._seen = root.version
+        return self._arr
+
+    @array.setter
+    def array(self, new):
+        from .autograd._views import scatter_chain
+
+        root = self.root
+        root.array = scatter_chain(self.steps, root.array, new)
+        self._arr = new
+        self._seen = root.version
+
+    @property
+    def version(self) -> int:
+        return self.root.version
+
+    @version.setter
+    def version(self, value: int) -> None:
+        self.root.version = value
 
 
 class Size(tuple):
@@ -384,6 +442,7 @@ class Tensor:
             t = ref()
             if t is not None:
                 t.grad = g.detach() if t.grad is None else t.grad + g.detach()
+        keep._af_retains_grad = True  # the engine runs it after the other hooks (PyTorch)
         self.grad_fn._add_tensor_hook(self._output_nr, keep)
         self._retains_grad = True
 
@@ -575,22 +634,18 @@ class Tensor:
         RuntimeError
             On a leaf that requires grad while grad mode is on (PyTorch's rule).
         """
-        import array_api_extra as xpx
-
         if isinstance(value, Tensor):
             self._check_same_backend("__setitem__", value)
-        if self._records_inplace(value):
-            self._check_leaf_inplace("__setitem__")
+        if self._check_inplace("__setitem__", value):
             result = _m.index_put(self, key, value)
-            self._assign(result._cell.array)
-            self._rebase(result)
+            self._commit(result._cell.array, result)
             return
         key = _unwrap_key(key)
         if isinstance(value, Tensor):
             value = value._cell.array
         arr = self._cell.array
-        self._cell.array = xpx.at(arr, key).set(value, xp=self._backend.xp)
-        self._cell.version += 1
+        # index_put's forward: the key normalised and checked as getitem's (one place)
+        self._commit(_m.index_put.forward(self._backend, arr, key, value)[0])
 
     def _records_inplace(self, other) -> builtins.bool:
         from .autograd.grad_mode import is_grad_enabled_fast
@@ -598,11 +653,68 @@ class Tensor:
         return (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) \
             and is_grad_enabled_fast()
 
+    def _check_inplace(self, name, other=None) -> builtins.bool:
+        """Checks before an in-place operation ``name``; returns whether it is recorded.
+
+        Raises
+        ------
+        RuntimeError
+            PyTorch's errors: a write into a leaf that requires grad (or a view of one)
+            while grad mode is on, into a view created under ``no_grad`` of a Tensor that
+            requires grad while grad mode is on, or into a broadcast (expanded) view.
+        """
+        from .autograd.grad_mode import is_grad_enabled_fast
+
+        cell = self._cell
+        view = type(cell) is _ViewCell
+        if view and not cell.writable:
+            raise RuntimeError(
+                f"Tensor.{name}: unsupported operation: more than one element of the "
+                f"written-to tensor refers to a single memory location. Please clone() the "
+                f"tensor before performing the operation.")
+        if not is_grad_enabled_fast():
+            return False
+        own_view = view and cell.owner is not None and cell.owner() is self
+        if own_view and not cell.grad_mode and cell.base._requires_grad:
+            raise RuntimeError(
+                f"Tensor.{name}: A view was created in no_grad mode and is being modified "
+                f"inplace with grad mode enabled. Given that this use case is ambiguous and "
+                f"error-prone, it is forbidden. You can clarify your code by moving both the "
+                f"view and the inplace either both inside the no_grad block (if you don't "
+                f"want the inplace to be tracked) or both outside (if you want the inplace "
+                f"to be tracked).")
+        records = self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)
+        if not records:
+            return False
+        if own_view and cell.base._requires_grad and cell.base.grad_fn is None:
+            raise RuntimeError(
+                f"Tensor.{name}: a view of a leaf Variable that requires grad is being used "
+                f"in an in-place operation (modify the leaf under af.no_grad(), or a clone)")
+        self._check_leaf_inplace(name)
+        return True
+
     def _check_leaf_inplace(self, name):
         if self._requires_grad and self.grad_fn is None:
             raise RuntimeError(
-                f"Tensor.{name}: a leaf Tensor that requires grad is being used in an in-place "
-                f"operation; do it under af.no_grad() or on .data / .detach()")
+                f"Tensor.{name}: a leaf Variable that requires grad is being used in an "
+                f"in-place operation (a leaf Tensor that requires grad can be modified under "
+                f"af.no_grad() or through .data / .detach())")
+
+    def _commit(self, new_array, result=None) -> None:
+        """The end of every in-place operation: store ``new_array`` as this Tensor's values
+        (a new array: existing arrays are never changed) and bump the version; with
+        ``result`` (the recorded out-of-place value) rebase the graph as PyTorch does."""
+        cell = self._cell
+        if result is not None and type(cell) is _ViewCell and cell.owner is not None \
+                and cell.owner() is self:
+            from .autograd._views import rebase_view
+
+            rebase_view(self, result)  # writes the storage, CopySlices on the base
+            return
+        cell.array = new_array
+        cell.version += 1
+        if result is not None:
+            self._rebase(result)
 
     def _rebase(self, result):
         """Give this Tensor the autograd history of ``result`` (after an in-place write)."""
@@ -610,22 +722,34 @@ class Tensor:
             self.grad_fn = result.grad_fn
             self._output_nr = result._output_nr
             self._requires_grad = True
+        cell = self._cell
+        if type(cell) is _Cell and cell.views:
+            from .autograd._views import refresh
 
-    def _assign(self, new_array) -> Tensor:
-        """Overwrite every element with ``new_array`` in place; bumps the version."""
-        import array_api_extra as xpx
+            refresh(cell)
 
+    def _assign(self, new_array, name="_assign") -> Tensor:
+        """Overwrite every element with ``new_array`` in place; bumps the version.
+
+        Recorded (outside ``no_grad``, on a Tensor that requires grad) as a constant
+        overwrite: the old value gets a zero gradient, as PyTorch's ``fill_`` gives.
+        """
+        records = self._check_inplace(name)
+        xp = self._backend.xp
         arr = self._cell.array
+        if new_array.dtype != arr.dtype:
+            new_array = xp.astype(new_array, arr.dtype)
         if tuple(new_array.shape) != tuple(arr.shape):
-            new_array = self._backend.xp.broadcast_to(new_array, arr.shape)
-        self._cell.array = xpx.at(arr, ...).set(new_array, xp=self._backend.xp)
-        self._cell.version += 1
+            new_array = xp.broadcast_to(new_array, arr.shape)
+        if records:
+            result = _m.index_put(self, Ellipsis, Tensor._from_array(new_array, self._backend))
+            self._commit(result._cell.array, result)
+        else:
+            self._commit(new_array)
         return self
 
     def _inplace(self, fn, other, name) -> Tensor:
-        records = self._records_inplace(other)
-        if records:
-            self._check_leaf_inplace(name)
+        records = self._check_inplace(name, other)
         result = fn(self, other)
         if result.dtype is not self.dtype:
             raise TypeError(
@@ -635,9 +759,13 @@ class Tensor:
             raise ValueError(
                 f"Tensor.{name}: the result shape {result.shape} of an in-place operation "
                 f"must equal the Tensor's shape {self.shape}")
-        self._assign(result._cell.array)
         if records:
-            self._rebase(result)
+            from .autograd.graph import inplace_input_consumed
+
+            inplace_input_consumed(result.grad_fn, self)
+            self._commit(result._cell.array, result)
+        else:
+            self._commit(result._cell.array)
         return self
 
     # --- repr ----------------------------------------------------------------------
@@ -1037,7 +1165,7 @@ class Tensor:
     def _random_fill(self, kind, **params) -> Tensor:
         b = self._backend
         new = b.random(kind, self.shape, dtype=self._cell.array.dtype, **params)
-        return self._assign(new)
+        return self._assign(new, f"{kind}_")
 
     def uniform_(self, a: float = 0.0, b: float = 1.0) -> Tensor:
         """Fill in place with samples of U[a, b) from the backend's seeded generator."""
@@ -1051,7 +1179,7 @@ class Tensor:
         """Fill in place with ``value``."""
         xp = self._backend.xp
         arr = self._cell.array
-        return self._assign(xp.full(arr.shape, value, dtype=arr.dtype))
+        return self._assign(xp.full(arr.shape, value, dtype=arr.dtype), "fill_")
 
     def zero_(self) -> Tensor:
         """Fill in place with zeros."""
@@ -1071,10 +1199,15 @@ def _convert(obj, cls):
 
 
 def _unwrap_key(key):
+    """An index with its Tensors (also in a tuple, or a list) as backend arrays; the
+    rest of the key handling is ``arrayflow.ops.manipulation.norm_key``'s."""
     if isinstance(key, Tensor):
         return key._cell.array
-    if isinstance(key, tuple):
-        return tuple(k._cell.array if isinstance(k, Tensor) else k for k in key)
+    if isinstance(key, (tuple, list)):
+        if not any(isinstance(k, Tensor) for k in key):
+            return key
+        items = [k._cell.array if isinstance(k, Tensor) else k for k in key]
+        return tuple(items) if isinstance(key, tuple) else items
     return key
 
 
@@ -1164,7 +1297,7 @@ Tensor.__hash__ = object.__hash__  # __eq__ above would remove it
 # Element-wise functions as methods (PyTorch style: ``x.exp()``), and PyTorch's names.
 _METHOD_OPS = {n: getattr(_e, n) for n in _e.__all__}
 _METHOD_OPS.update({
-    "sub": _e.subtract, "mul": _e.multiply, "div": _e.divide, "neg": _e.negative,
+    "sub": _al.sub, "mul": _al.mul, "div": _al.div, "neg": _al.neg,
     "take": _m.take, "flip": _m.flip, "roll": _m.roll, "tile": _m.tile,
     "repeat_interleave": _m.repeat, "cumsum": _r.cumulative_sum,
     "cumprod": _r.cumulative_prod, "sort": _s.sort, "argsort": _s.argsort,

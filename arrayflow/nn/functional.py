@@ -352,6 +352,27 @@ def _class_view(weight, ndim):
     return _m.reshape(weight, (1, weight.shape[0]) + (1,) * (ndim - 2))
 
 
+def _checked_targets(target, n_classes, ignore_index, fname):
+    """``target`` once every class index lies in ``[0, n_classes)`` or equals
+    ``ignore_index``; else PyTorch's ``IndexError("Target -1 is out of bounds.")``.
+    Eager backends raise now; on Dask the check is part of the graph and raises when
+    the loss (or a gradient) is computed (``Backend.check_values``)."""
+    from ..tensor import Tensor
+
+    def ok(xp, a):
+        return ((a >= 0) & (a < n_classes)) | (a == ignore_index)
+
+    def error(xp, a, mask):
+        bad = xp.reshape(a, (-1,))[xp.reshape(~mask, (-1,))]
+        return IndexError(f"arrayflow.nn.functional.{fname}: Target {int(bad[0])} is out of "
+                          f"bounds.")
+
+    b = target.backend
+    arr = target.array
+    checked = b.check_values(arr, ok, error)
+    return target if checked is arr else Tensor._from_array(checked, b)
+
+
 @overridable
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
@@ -359,9 +380,16 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
     ``input``: (N, C, ...) or (C,) log-probabilities; ``target``: (N, ...) or
     () int64 class indices. ``mean`` divides by the total weight of the
-    non-ignored targets, as PyTorch does.
+    non-ignored targets, as PyTorch does (NaN when every target is ignored).
+
+    Raises
+    ------
+    IndexError
+        A target outside ``[0, C)`` that is not ``ignore_index`` (PyTorch: "Target -1
+        is out of bounds."). On Dask, when the loss or its gradient is computed.
     """
     cdim = 0 if input.ndim == 1 else 1
+    target = _checked_targets(target, input.shape[cdim], ignore_index, "nll_loss")
     valid = target != ignore_index
     safe = _s.where(valid, target, 0)
     picked = _m.squeeze(
@@ -373,8 +401,15 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         w = _ops.dtypes.astype(valid, input.dtype)
     loss = -(picked * w)
     if reduction == "mean":
-        return _r.sum(loss) / _r.sum(w)
+        return _mean_over_weight(_r.sum(loss), _r.sum(w))
     return _reduce(loss, reduction, "nll_loss")
+
+
+def _mean_over_weight(total, den):
+    """``total / den``, PyTorch's ``mean`` over the targets' weight: NaN when every target is
+    ignored (``den == 0``), with a zero gradient there, not NaN (``0 * 1/0``)."""
+    empty = den == 0
+    return total / _s.where(empty, 1.0, den) + _s.where(empty, math.nan, den * 0.0)
 
 
 @overridable
@@ -402,6 +437,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             n = 1 if input.ndim == 1 else math.prod(input.shape) // n_classes
             return _r.sum(loss) / n
         return _reduce(loss, reduction, "cross_entropy")
+    target = _checked_targets(target, n_classes, ignore_index, "cross_entropy")
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing <= 0.0:
         return nll
@@ -415,7 +451,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             denom = _r.sum(_s.where(valid, w, 0.0))
         else:
             denom = _r.sum(_ops.dtypes.astype(valid, input.dtype))
-        smooth = _r.sum(smooth) / denom
+        smooth = _mean_over_weight(_r.sum(smooth), denom)
     else:
         smooth = _reduce(smooth, reduction, "cross_entropy")
     return (1.0 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)

@@ -37,6 +37,8 @@ __all__ = ["Op", "AliasOp", "op", "alias", "OPS", "ALIASES", "register_tensor_ty
 
 OPS: dict[str, Op] = {}
 """Every op by qualified name (``"linalg.det"``), in registration order."""
+ALIASES: dict[str, AliasOp] = {}
+"""Every PyTorch spelling of an op (``"mul"``), by qualified name (see :func:`alias`)."""
 
 # Filled by arrayflow.tensor (dependency injection keeps imports flowing one way).
 Tensor: type = type(None)
@@ -121,10 +123,20 @@ class Op:
         Whether arrayflow dtypes among the arguments become native dtypes.
     out : {"tensor", "tuple", "raw"}
         How results are wrapped: one array, a (named) tuple of arrays, or as is.
+    promote : tuple of str or None
+        Names of the parameters whose operands are promoted together before the
+        forward runs (``("x1", "x2")``; ``"arrays"`` names a sequence of them): where
+        their kinds differ (bool, integer, floating), the lower ones are cast to
+        :func:`arrayflow._dtypes.result_type` of all of them, PyTorch's rule. Same-kind
+        operands are left to the backend (the standard's table).
+    floating : bool
+        The result is floating: integer and bool operands are cast to the default
+        floating dtype (PyTorch: ``sqrt`` or true division of integers is ``float32``).
     """
 
     def __init__(self, name, forward, *, differentiable=True, creation=False, out="tensor",
-                 backend_arg=None, convert_dtypes=True, module="arrayflow", doc=None):
+                 backend_arg=None, convert_dtypes=True, module="arrayflow", doc=None,
+                 promote=None, floating=False):
         self.name = name
         self.backend_arg = creation if backend_arg is None else backend_arg
         self.convert_dtypes = convert_dtypes
@@ -134,6 +146,7 @@ class Op:
         self.res_needs = None  # {residual index: param indices whose grads need it}
         self.differentiable = differentiable
         self.complex_ok = False
+        self.view = None  # "index"/"bijective"/"expand" for view ops (autograd._views)
         self.creation = creation
         self.out = out
         self.__name__ = name.rsplit(".", 1)[-1]
@@ -147,6 +160,18 @@ class Op:
         self.param_index = {p.name: i for i, p in enumerate(params)
                             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)}
         self._node_class = None
+        self.promote = tuple(promote) if promote else None
+        self.floating = floating
+        if floating and self.promote is None:
+            self.promote = ("x",)
+        # 1 or 2: the promoted operands are the first positional parameters (fast path)
+        self.promote_fast = {("x",): 1, ("x1", "x2"): 2}.get(self.promote, 0) if (
+            self.promote and list(self.param_index)[:len(self.promote)] == list(
+                self.promote)) else 0
+        # Positions that take an array (checked: a dict or a str there is a TypeError
+        # naming the function, not an error from deep inside the backend).
+        self.array_pos = frozenset() if creation else frozenset(
+            i for n, i in self.param_index.items() if n in _ARRAY_PARAMS)
 
     def __call__(self, *args, **kwargs):
         return _dispatch(self, args, kwargs)
@@ -182,6 +207,80 @@ class Op:
 
 def _op_by_name(name: str) -> Op:
     return OPS[name]
+
+
+def _alias_by_name(name: str) -> AliasOp:
+    return ALIASES[name]
+
+
+class AliasOp(Op):
+    """A PyTorch spelling of an op (``arrayflow.mul`` of ``arrayflow.multiply``).
+
+    A distinct public object, as in PyTorch (``torch.mul is not torch.multiply``):
+    ``__arrayflow_function__`` overrides and modes receive the function the user
+    called, error messages name it, and :func:`arrayflow.overrides.get_testing_overrides`
+    lists both. Everything else (the forward, the VJP, the recorded backward node)
+    is the canonical op's, reached through :attr:`canonical`.
+
+    Attributes
+    ----------
+    canonical : Op
+        The op this name spells (the array API standard's function).
+    """
+
+    def __init__(self, canonical: Op, name: str, *, module: str = "arrayflow") -> None:
+        self.canonical = canonical
+        self.name = name
+        self.__name__ = name.rsplit(".", 1)[-1]
+        self.__qualname__ = self.__name__
+        self.__module__ = module
+        self.__doc__ = (f"PyTorch's name for :func:`{canonical.__module__}."
+                        f"{canonical.__name__}` (the same computation and gradient).\n\n"
+                        + (canonical.__doc__ or ""))
+        self.__signature__ = canonical.__signature__
+        self.__wrapped__ = canonical.__wrapped__
+
+    def __getattr__(self, attr):
+        # forward, vjp, differentiable, promote, ...: the canonical op's (looked up on
+        # each access, so a VJP attached later is shared).
+        if attr == "canonical":
+            raise AttributeError(attr)
+        return getattr(self.canonical, attr)
+
+    def __call__(self, *args, **kwargs):
+        return _dispatch(self.canonical, args, kwargs, self)
+
+    def __repr__(self) -> str:
+        return f"<arrayflow function {self.__module__}.{self.__name__}>"
+
+    def __reduce__(self):
+        return (_alias_by_name, (self.name,))
+
+    def defvjp(self, fn):
+        raise TypeError(f"arrayflow.{self.name} is an alias of arrayflow.{self.canonical.name}: "
+                        f"attach the VJP to the canonical op")
+
+
+def alias(canonical: Op, name: str, *, module: str = "arrayflow") -> AliasOp:
+    """Register ``name`` as PyTorch's spelling of ``canonical`` (see :class:`AliasOp`).
+
+    Raises
+    ------
+    RuntimeError
+        If ``name`` is already an op or an alias.
+    """
+    if isinstance(canonical, AliasOp):
+        canonical = canonical.canonical
+    if name in OPS or name in ALIASES:
+        raise RuntimeError(f"arrayflow: {name!r} registered twice")
+    a = AliasOp(canonical, name, module=module)
+    ALIASES[name] = a
+    return a
+
+
+def _named(op_, public):
+    """The op whose name the user called: an alias when the call came through one."""
+    return public if isinstance(public, Op) else op_
 
 
 def op(name: str, **options) -> Any:
@@ -238,6 +337,7 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
     backend = None
     overloaded = None
     uargs = None
+    scalars = None
     has_dtype = False
     gi = []  # (Tensor, (param index, element index)) for inputs that require grad
     st = _dispatch_state.get()
@@ -252,7 +352,7 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
             if backend is None:
                 backend = b
             elif b is not backend and b.name != backend.name:
-                raise _mismatch(op_, backend, b)
+                raise _mismatch(_named(op_, public), backend, b)
             if uargs is None:
                 uargs = list(args)
             uargs[i] = a._cell.array
@@ -261,11 +361,16 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
         elif t in _PASS:
             if t is _DType:
                 has_dtype = True
+            elif t not in _NUMBERS and i in op_.array_pos:
+                raise _not_array(_named(op_, public), i, a)
             continue
         elif t is tuple or t is list:
+            if i in op_.array_pos:
+                raise _not_array(_named(op_, public), i, a)
             if overloaded is None:
                 overloaded = []
-            new, backend = _scan_seq(op_, a, backend, overloaded, gi, i, plain_sub, no_over)
+            new, backend = _scan_seq(_named(op_, public), a, backend, overloaded, gi, i,
+                                     plain_sub, no_over)
             if new is not a:
                 if uargs is None:
                     uargs = list(args)
@@ -275,7 +380,7 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
             if backend is None:
                 backend = b
             elif b is not backend and b.name != backend.name:
-                raise _mismatch(op_, backend, b)
+                raise _mismatch(_named(op_, public), backend, b)
             if uargs is None:
                 uargs = list(args)
             uargs[i] = a._cell.array
@@ -287,11 +392,20 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
             overloaded.append(a)
         elif not op_.creation:
             b = _backend.backend_of_array(a)
+            if b is not None and b.python_scalar(a) is not None:
+                # a NumPy scalar (np.float64(2)) beside Tensors acts as a Python scalar
+                # (PyTorch); without them it stays the library's 0-d array (see below)
+                if scalars is None:
+                    scalars = []
+                scalars.append((i, b))
+                continue
             if b is not None:
                 if backend is None:
                     backend = b
                 elif b is not backend and b.name != backend.name:
-                    raise _mismatch(op_, backend, b)
+                    raise _mismatch(_named(op_, public), backend, b)
+            elif i in op_.array_pos:
+                raise _not_array(_named(op_, public), i, a)
     okwargs = kwargs
     if kwargs:
         kwargs = dict(kwargs)
@@ -303,7 +417,7 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
                 if backend is None:
                     backend = b
                 elif b is not backend and b.name != backend.name:
-                    raise _mismatch(op_, backend, b)
+                    raise _mismatch(_named(op_, public), backend, b)
                 kwargs[k] = v._cell.array
                 if v._requires_grad:
                     gi.append((v, (op_.param_index.get(k, -1), None)))
@@ -319,6 +433,14 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
             return r
     if overloaded and _override_hook is not None:
         return _override_hook(public or op_, overloaded, args, okwargs)
+    if scalars is not None:
+        if backend is None:
+            backend = scalars[0][1]
+        else:
+            if uargs is None:
+                uargs = list(args)
+            for i, b in scalars:
+                uargs[i] = b.python_scalar(args[i])
     if backend is None:
         backend = _backend.get_backend()
     if kwargs and type(kwargs.get("device")) in _DEVICE_TYPES:  # "cuda", af.device(...)
@@ -334,6 +456,8 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
     call_args = args if uargs is None else uargs
     if has_dtype and op_.convert_dtypes:
         call_args = [backend.native_dtype(a) if type(a) is _DType else a for a in call_args]
+    if op_.promote is not None:
+        call_args = _promote(op_, backend, call_args, kwargs, public)
     if op_.backend_arg:
         out = op_.forward(backend, *call_args, **kwargs)
     else:
@@ -347,6 +471,8 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
             if kind == "tensor":
                 t = _wrap1(out, backend)
                 _record_hook(op_, backend, (t,), res, gi)
+                if op_.view is not None and isinstance(args[0], Tensor):
+                    _view_hook(op_, backend, args[0], call_args[1:], kwargs, t, res)
                 return t
             result = wrap(out, backend)
             _record_hook(op_, backend, tuple(o for o in result if isinstance(o, Tensor)),
@@ -357,12 +483,148 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
     kind = op_.out
     if kind == "tensor":
         t = _wrap1(out, backend)
+        if op_.view is not None and args and isinstance(args[0], Tensor):
+            _view_hook(op_, backend, args[0], call_args[1:], kwargs, t, res)
         if requires_grad:
             t.requires_grad_(True)
         return t
     if kind == "tuple":
         return wrap(out, backend)
     return out
+
+
+_SCALAR_CATS = {int: 1, float: 2}  # bool and complex scalars take the full path
+_NATIVE_CATS: dict = {}  # backend name -> {native dtype: category (_dtypes.category)}
+
+
+def _native_cats(backend) -> dict:
+    native = backend._dtype_maps()[0]
+    cats = {nd: _dtypes.category(d) for d, nd in native.items()}
+    _NATIVE_CATS[backend.name] = cats
+    return cats
+
+
+def _not_array(op_, i, a) -> TypeError:
+    """PyTorch's TypeError for a non-array argument where an array goes."""
+    pname = next((n for n, j in op_.param_index.items() if j == i), "x")
+    what = "Tensor or a Python scalar" if pname in ("x1", "x2") else "Tensor"
+    return TypeError(f"{op_.__name__}(): argument '{pname}' (position {i + 1}) must be "
+                     f"{what}, not {type(a).__name__}")
+
+
+def _promote(op_, backend, args, kwargs, public):
+    """Cast the operands of a promoting op (``Op.promote``) where their kinds differ.
+
+    PyTorch's rule for mixed kinds (see :func:`arrayflow._dtypes.result_type`):
+    bool/integer operands combined with floating ones are cast to the result dtype
+    before the backend sees them, so every backend (array_api_strict, which rejects
+    mixed kinds, included) computes in that dtype. Same-kind operands are left alone:
+    the backend applies the standard's table. Returns the (possibly new) arguments;
+    ``kwargs`` is updated in place.
+    """
+    n = op_.promote_fast
+    if n and len(args) >= n:  # the common calls: nothing to cast, decided in a few lookups
+        cats = _NATIVE_CATS.get(backend.name) or _native_cats(backend)
+        try:
+            a = args[0]
+            ca = cats[a.dtype]
+            if n == 1:
+                if ca == 2 or not op_.floating:
+                    return args
+            else:
+                b = args[1]
+                tb = type(b)
+                if tb in _SCALAR_CATS:
+                    cb = _SCALAR_CATS[tb]
+                elif b.dtype == a.dtype:
+                    cb = ca
+                else:
+                    cb = -1
+                if cb != -1 and cb <= ca and (ca == 2 or not op_.floating):
+                    return args
+        except (AttributeError, KeyError, TypeError):
+            pass
+    pidx = op_.param_index
+    slots = []  # (position or keyword, element index or None, value)
+    for name in op_.promote:
+        i = pidx[name]
+        if i < len(args):
+            key, v = i, args[i]
+        elif kwargs and name in kwargs:
+            key, v = name, kwargs[name]
+        else:
+            continue
+        if name == "arrays" and type(v) in (list, tuple):
+            slots.extend((key, j, e) for j, e in enumerate(v))
+        elif v is not None:
+            slots.append((key, None, v))
+    to_af = backend.arrayflow_dtype
+    items = []
+    first = None
+    same = True
+    for key, _j, v in slots:
+        t = type(v)
+        if t in _NUMBERS:
+            items.append(v)
+            same = False
+            continue
+        nd = getattr(v, "dtype", None)
+        if nd is None or not backend.is_array(v):
+            if type(key) is int and key in op_.array_pos:
+                raise _not_array(_named(op_, public), key, v)
+            pname = key if type(key) is str else next(
+                (n for n, k in pidx.items() if k == key), "x")
+            raise TypeError(
+                f"{_named(op_, public).__name__}(): argument '{pname}' must be Tensor or a "
+                f"Python scalar, not {t.__name__}")
+        if first is None:
+            first = nd
+        elif nd != first:
+            same = False
+        try:
+            items.append(to_af(nd))
+        except TypeError:  # a native dtype outside the standard: the backend decides
+            return args
+    if not items:
+        return args
+    if same:  # one dtype, no scalar: nothing to promote
+        if not op_.floating or _dtypes.category(items[0]) == 2:
+            return args
+    target = _dtypes.result_type(*items)
+    tcat = _dtypes.category(target)
+    if op_.floating and tcat < 2:
+        target, tcat = _dtypes.get_default_dtype(), 2
+    native = None
+    xp = backend._xp or backend.xp
+    out = None
+    for (key, j, v), d in zip(slots, items):
+        if type(d) is bool:
+            if tcat == 0:
+                continue
+            v = int(v) if tcat == 1 else float(v)  # as the standard, a scalar of its kind
+        elif type(d) is not _DType or _dtypes.category(d) >= tcat:
+            continue
+        else:
+            if native is None:
+                native = backend.native_dtype(target)
+            v = xp.astype(v, native)
+        if type(key) is str:
+            if j is None:
+                kwargs[key] = v
+            else:
+                seq = list(kwargs[key])
+                seq[j] = v
+                kwargs[key] = seq
+            continue
+        if out is None:
+            out = list(args)
+        if j is None:
+            out[key] = v
+        else:
+            seq = list(out[key])
+            seq[j] = v
+            out[key] = seq
+    return args if out is None else out
 
 
 def _unknown(array) -> bool:

@@ -5,7 +5,9 @@ and indexing (``take``, ``take_along_axis``, ``__getitem__``).
 from __future__ import annotations
 
 import math
+import operator
 
+from .. import _backend, _dtypes
 from ._registry import op
 
 __all__ = [
@@ -68,12 +70,45 @@ def broadcast_to(xp, x, /, shape):
     return xp.broadcast_to(x, tuple(shape)), (x.shape,)
 
 
-@op("concat")
-def concat(xp, arrays, /, *, axis=0):
-    """Join a sequence of Tensors along an existing ``axis`` (None: flatten first).
+def _dim_or_axis(fname, axis, dim):
+    """The axis of ``concat``/``stack``: ``axis`` (the standard's name, also positional)
+    or PyTorch's ``dim``, not both."""
+    if dim is None:
+        return axis
+    if axis != 0:
+        raise TypeError(f"{fname}(): pass the axis as 'axis' or as PyTorch's 'dim', "
+                        f"not both (got axis={axis!r}, dim={dim!r})")
+    return dim
 
-    Source: array API standard 2025.12, ``concat`` (PyTorch ``cat``).
+
+@op("concat", promote=("arrays",))
+def concat(xp, arrays, /, axis=0, *, dim=None):
+    """Join a sequence of Tensors along an existing axis.
+
+    Parameters
+    ----------
+    arrays : sequence of Tensor
+        Same shape except along the axis. Mixed dtypes promote by
+        :func:`arrayflow.result_type` (mixed kinds as PyTorch's ``cat``).
+    axis : int or None, default 0
+        The axis (negative counts from the end; None flattens the inputs first).
+        Also positional, as PyTorch's ``torch.cat(tensors, dim)``.
+    dim : int, optional
+        PyTorch's name for ``axis``.
+
+    Returns
+    -------
+    Tensor
+
+    Raises
+    ------
+    TypeError
+        If both ``axis`` (not 0) and ``dim`` are given.
+
+    Source: array API standard 2025.12, ``concat``; PyTorch ``torch.cat`` for ``dim``
+    and the positional axis.
     """
+    axis = _dim_or_axis("concat", axis, dim)
     return xp.concat(arrays, axis=axis), (tuple(a.shape for a in arrays), axis)
 
 
@@ -178,12 +213,28 @@ def squeeze(xp, x, /, axis):
     return xp.squeeze(x, axis=axis), (x.shape,)
 
 
-@op("stack")
-def stack(xp, arrays, /, *, axis=0):
-    """Join Tensors of one shape along a new ``axis``.
+@op("stack", promote=("arrays",))
+def stack(xp, arrays, /, axis=0, *, dim=None):
+    """Join Tensors of one shape along a new axis.
 
-    Source: array API standard 2025.12, ``stack``.
+    Parameters
+    ----------
+    arrays : sequence of Tensor
+        All of one shape; mixed dtypes promote by :func:`arrayflow.result_type`.
+    axis : int, default 0
+        Position of the new axis in the result (also positional, as PyTorch's
+        ``torch.stack(tensors, dim)``).
+    dim : int, optional
+        PyTorch's name for ``axis``.
+
+    Raises
+    ------
+    TypeError
+        If both ``axis`` (not 0) and ``dim`` are given.
+
+    Source: array API standard 2025.12, ``stack``; PyTorch ``torch.stack`` for ``dim``.
     """
+    axis = _dim_or_axis("stack", axis, dim)
     return xp.stack(arrays, axis=axis), (len(arrays), axis)
 
 
@@ -205,15 +256,58 @@ def unstack(xp, x, /, *, axis=0):
     return tuple(xp.unstack(x, axis=axis)), (axis,)
 
 
+def _oob_error(fname, dim, n):
+    """The error for an index outside ``[-n, n)`` (PyTorch's ``IndexError`` message)."""
+    def error(xp, a, mask):
+        bad = xp.reshape(a, (-1,))[xp.reshape(~mask, (-1,))]
+        return IndexError(f"arrayflow.{fname}: index {int(bad[0])} is out of bounds for "
+                          f"dimension {dim} with size {n}")
+    return error
+
+
+def _in_bounds(n):
+    return lambda xp, a: (a >= -n) & (a < n)
+
+
+def _checked_index(idx, n, fname, dim):
+    """Integer index array ``idx`` for a dimension of size ``n``: checked to lie in
+    ``[-n, n)`` (``IndexError`` otherwise, as PyTorch raises) and with negative entries
+    wrapped (``idx + n``), so that gathers and their scatter-add VJPs see one index per
+    element. Eager backends raise now; Dask raises when the result is computed
+    (:meth:`arrayflow.plugin.Backend.check_values`)."""
+    b = _backend.backend_of_array(idx)
+    if b is None:  # not a backend array (a Tensor under create_graph: checked already)
+        return idx
+    xp = b._xp or b.xp
+    idx = b.check_values(idx, _in_bounds(n), _oob_error(fname, dim, n))
+    if xp.isdtype(idx.dtype, "unsigned integer"):
+        return idx
+    return xp.where(idx < 0, idx + n, idx)
+
+
 @op("take")
 def take(xp, x, indices, /, *, axis=None):
     """Elements of ``x`` at integer ``indices`` along ``axis`` (1-D ``x`` if None).
 
-    Source: array API standard 2025.12, ``take``.
+    Negative indices count from the end. Source: array API standard 2025.12, ``take``
+    (PyTorch ``index_select``, with negative indices as the standard allows them).
+
+    Raises
+    ------
+    IndexError
+        If an index is outside ``[-n, n)`` for the axis' size ``n`` (the standard leaves
+        this unspecified; PyTorch raises). On Dask, with lazy ``indices``, the error is
+        raised when the result is computed.
     """
     if axis is None and x.ndim == 1:  # the standard allows None for 1-D; Dask does not
-        return xp.take(x, indices, axis=0), (x.shape, indices, axis)
-    return xp.take(x, indices, axis=axis), (x.shape, indices, axis)
+        axis = 0
+        ax = None
+    else:
+        ax = axis
+    if axis is not None and x.ndim:
+        n = x.shape[axis]
+        indices = _checked_index(indices, n, "take", axis % x.ndim)
+    return xp.take(x, indices, axis=axis), (x.shape, indices, ax)
 
 
 def _take_along_axis_fallback(xp, x, indices, axis):
@@ -238,8 +332,18 @@ def _take_along_axis_fallback(xp, x, indices, axis):
 def take_along_axis(xp, x, indices, /, *, axis=-1):
     """Elements of ``x`` at ``indices`` matched along ``axis`` (``torch.gather``).
 
-    Source: array API standard 2025.12, ``take_along_axis``.
+    Negative indices count from the end. Source: array API standard 2025.12,
+    ``take_along_axis``.
+
+    Raises
+    ------
+    IndexError
+        If an index is outside ``[-n, n)`` for the size ``n`` of ``axis`` (PyTorch raises
+        too, a ``RuntimeError``; NumPy an ``IndexError``). On Dask, with lazy ``indices``,
+        when the result is computed.
     """
+    if x.ndim:
+        indices = _checked_index(indices, x.shape[axis], "take_along_axis", axis % x.ndim)
     fn = getattr(xp, "take_along_axis", None)
     if fn is None:
         y = _take_along_axis_fallback(xp, x, indices, axis)
@@ -248,16 +352,148 @@ def take_along_axis(xp, x, indices, /, *, axis=-1):
     return y, (x.shape, indices, axis)
 
 
+def _kind(backend, k):
+    """``"int"``, ``"bool"`` (Python scalars), ``"iarr"``/``"barr"`` (integer/boolean
+    backend arrays), or ``"basic"`` (slice, ``...``, None)."""
+    t = type(k)
+    if t is bool:
+        return "bool"
+    if t is int:
+        return "int"
+    if t is slice or k is None or k is Ellipsis:
+        return "basic"
+    if hasattr(k, "shape") and hasattr(k, "dtype"):
+        xp = backend._xp or backend.xp
+        if xp.isdtype(k.dtype, "bool"):
+            return "barr"
+        if xp.isdtype(k.dtype, "integral"):
+            return "iarr"
+        raise IndexError(f"arrayflow.getitem: tensors used as indices must be long, int or "
+                         f"bool tensors, got dtype {k.dtype}")
+    try:
+        operator.index(k)
+    except TypeError:
+        raise IndexError(
+            f"arrayflow.getitem: only integers, slices (:), ellipsis (...), None and integer "
+            f"or boolean tensors are valid indices, got {type(k).__name__}") from None
+    return "int"
+
+
+def _slice_bound(v):
+    return v if v is None or type(v) is int else operator.index(v)
+
+
+def norm_key(backend, shape, key, fname="getitem"):
+    """``key`` in the form every backend indexes alike; returns ``(key, post)``.
+
+    - lists become integer/boolean arrays, Tensor slice bounds ints (``__index__``:
+      computes a lazy 0-d Tensor, as Dask's own arrays do), 0-d integer arrays ints
+      on eager backends;
+    - Python ``True``/``False`` (without integer arrays in the key) become ``None``
+      (a new axis, PyTorch's ``unsqueeze``), and a 0-d boolean array ``m`` becomes
+      ``None``; ``post`` is then the key that selects that new axis afterwards
+      (``0:0`` for False, the 1-D mask ``m[None]``), else None;
+    - a trailing ``...`` is added when the key names fewer dimensions than ``x``
+      has (the standard requires all of them; NumPy and PyTorch assume ``...``);
+    - integer indices are checked against their dimension's size (``IndexError``,
+      PyTorch's message; lazily for Dask index arrays) and negative integer-array
+      entries wrapped, so that VJPs scatter to one place per element.
+    """
+    xp = backend._xp or backend.xp
+    keys = list(key) if type(key) is tuple else [key]
+    for i, k in enumerate(keys):
+        if type(k) is list:
+            keys[i] = k = xp.asarray(k)
+        elif type(k) is slice:
+            if not all(v is None or type(v) is int for v in (k.start, k.stop, k.step)):
+                keys[i] = slice(_slice_bound(k.start), _slice_bound(k.stop),
+                                _slice_bound(k.step))
+            continue
+        if hasattr(k, "shape") and hasattr(k, "dtype") and k.ndim == 0 and type(k) not in (
+                bool, int) and not backend.lazy and _kind(backend, k) == "iarr":
+            keys[i] = operator.index(k)
+    kinds = [_kind(backend, k) for k in keys]
+    post = None
+    if "bool" in kinds or "barr" in kinds:
+        zero_d = [i for i, k in enumerate(kinds)
+                  if k == "bool" or (k == "barr" and keys[i].ndim == 0)]
+        if zero_d and "iarr" not in kinds and len(zero_d) == kinds.count("bool") + \
+                kinds.count("barr"):
+            sel = []
+            for i, (k, kd) in enumerate(zip(keys, kinds)):
+                if i in zero_d:
+                    sel.append(slice(None) if k is True else slice(0, 0) if k is False
+                               else xp.reshape(k, (1,)))
+                    keys[i] = None
+                    kinds[i] = "basic"
+                elif kd == "basic" and k is not Ellipsis:
+                    sel.append(slice(None))
+                elif k is Ellipsis:
+                    sel.append(Ellipsis)
+            if Ellipsis not in sel:
+                sel.append(Ellipsis)
+            post = tuple(sel)
+    ndim = len(shape)
+    used = sum(keys[i].ndim if kd == "barr" else 1 for i, kd in enumerate(kinds)
+               if kd in ("int", "iarr", "barr") or type(keys[i]) is slice)
+    n_ell = sum(1 for k in keys if k is Ellipsis)
+    if n_ell > 1:
+        raise IndexError(f"arrayflow.{fname}: an index can only have a single ellipsis ('...')")
+    if used > ndim:
+        raise IndexError(f"arrayflow.{fname}: too many indices for tensor of dimension {ndim}")
+    if not n_ell and used < ndim:
+        keys.append(Ellipsis)
+        kinds.append("basic")
+    d = 0
+    for i, (k, kd) in enumerate(zip(keys, kinds)):
+        if k is Ellipsis:
+            d += ndim - used
+        elif k is None:
+            continue
+        elif kd == "barr":
+            d += k.ndim
+        elif kd == "int":
+            n = shape[d]
+            k = operator.index(k)
+            if not -n <= k < n:
+                raise IndexError(f"arrayflow.{fname}: index {k} is out of bounds for "
+                                 f"dimension {d} with size {n}")
+            keys[i] = k + n if k < 0 else k
+            d += 1
+        elif kd == "iarr":
+            keys[i] = _checked_index(k, shape[d], fname, d)
+            d += 1
+        else:
+            d += 1
+    return tuple(keys), post
+
+
 @op("getitem", backend_arg=True)
 def getitem(backend, x, key, /):
-    """``x[key]``: basic, integer-array and boolean indexing as the standard allows.
+    """``x[key]``: basic, integer-array and boolean indexing, with NumPy's and PyTorch's
+    answers on every backend.
 
-    Whether the result aliases ``x`` is backend-defined (NumPy: basic indexing
-    gives views); never rely on it.
+    Beyond the standard (which requires one index per dimension and leaves
+    out-of-range integers unspecified): missing trailing dimensions are taken
+    whole, negative indices count from the end, Python ``True``/``False`` add an
+    axis of size 1/0 (PyTorch), 0-d boolean masks and 0-d Tensors as slice bounds
+    work, and lists are integer arrays. Whether the result aliases ``x`` is
+    backend-defined (NumPy: basic indexing gives views); never rely on it.
 
-    Source: array API standard 2025.12, "Indexing".
+    Raises
+    ------
+    IndexError
+        An integer index outside ``[-n, n)`` (on Dask, for a lazy index Tensor, when
+        the result is computed), too many indices, or an index of a wrong type.
+
+    Source: array API standard 2025.12, "Indexing"; PyTorch ``Tensor.__getitem__``.
     """
-    return backend.getitem(x, key), (x.shape, key)  # the plug-in's hook: Dask needs one
+    key, post = norm_key(backend, x.shape, key)
+    y = backend.getitem(x, key)
+    if post is None:
+        return y, (x.shape, key, None, None)
+    mid = tuple(y.shape)
+    return backend.getitem(y, post), (x.shape, key, post, mid)
 
 
 # --- VJPs ------------------------------------------------------------------------------------
@@ -400,42 +636,163 @@ def _take_along_axis_vjp(xp, res, g):
     return (xp.broadcast_to(gx, shape) if tuple(gx.shape) != tuple(shape) else gx, None)
 
 
-def _is_int_array(k):
-    return hasattr(k, "dtype") and hasattr(k, "shape") and "int" in str(k.dtype)
+def _is_arr(k):
+    return hasattr(k, "shape") and hasattr(k, "dtype") and type(k) not in (int, bool)
+
+
+def _is_bool_arr(k):
+    """Whether ``k`` is a boolean array: a backend array or, under ``create_graph``, a
+    Tensor (whatever namespace the VJP runs with)."""
+    if not _is_arr(k):
+        return False
+    d = k.dtype
+    if isinstance(d, _dtypes.DType):
+        return d is _dtypes.bool
+    b = _backend.backend_of_array(k)
+    return b is not None and bool((b._xp or b.xp).isdtype(d, "bool"))
+
+
+def _plan(xp, shape, key):
+    """A normalised key (see :func:`norm_key`) spelled out: a list of ``(entry, kind, dim)``
+    with ``...`` expanded; kind is ``"none"``, ``"int"``, ``"slice"``, ``"iarr"`` or
+    ``"barr"``, ``dim`` the first dimension of ``x`` the entry consumes."""
+    keys = key if isinstance(key, tuple) else (key,)
+    used = sum(k.ndim if _is_bool_arr(k) else 1
+               for k in keys if k is not None and k is not Ellipsis)
+    out, d = [], 0
+    for k in keys:
+        if k is Ellipsis:
+            for _ in range(len(shape) - used):
+                out.append((slice(None), "slice", d))
+                d += 1
+        elif k is None:
+            out.append((None, "none", None))
+        elif type(k) is slice:
+            out.append((k, "slice", d))
+            d += 1
+        elif _is_bool_arr(k):
+            out.append((k, "barr", d))
+            d += k.ndim
+        elif _is_arr(k):
+            out.append((k, "iarr", d))
+            d += 1
+        else:
+            out.append((k, "int", d))
+            d += 1
+    for dd in range(d, len(shape)):
+        out.append((slice(None), "slice", dd))
+    return out
+
+
+def _adv_layout(xp, shape, plan):
+    """For a plan with integer arrays: the advanced entries (integer arrays and ints),
+    their broadcast shape, the rest, and where NumPy puts the broadcast dimensions."""
+    adv = [i for i, (_, kd, _) in enumerate(plan) if kd in ("iarr", "int")]
+    bshape = broadcast_shapes(*(tuple(getattr(plan[i][0], "shape", ())) for i in adv))
+    adjacent = adv == list(range(adv[0], adv[0] + len(adv)))
+    pos = sum(1 for _, kd, _ in plan[:adv[0]] if kd in ("none", "slice")) if adjacent else 0
+    rest = [i for i in range(len(plan)) if i not in adv]
+    return adv, tuple(bshape), pos, rest
+
+
+def _flat_index(xp, shape, plan, adv, bshape):
+    flat, stride = 0, 1
+    for i in reversed(adv):
+        k, _, d = plan[i]
+        flat = flat + k * stride
+        stride *= shape[d]
+    if not _is_arr(flat):
+        flat = xp.asarray(flat)
+    m = math.prod(bshape)
+    return xp.reshape(xp.broadcast_to(flat, bshape), (m,)), stride
+
+
+def gather_key(xp, x, key):
+    """``x[key]`` for a normalised key with integer arrays, from standard functions only
+    (``permute_dims``, basic indexing, ``reshape``, ``take``): NumPy's result, for
+    namespaces that index with integer arrays only together with integers
+    (array_api_strict). Indices must be non-negative (:func:`norm_key` wraps them)."""
+    shape = tuple(x.shape)
+    plan = _plan(xp, shape, key)
+    adv, bshape, pos, rest = _adv_layout(xp, shape, plan)
+    if any(plan[i][1] == "barr" for i in rest):
+        raise IndexError("arrayflow.getitem: boolean masks combined with integer arrays "
+                         "are not supported here; index in two steps")
+    adv_dims = [plan[i][2] for i in adv]
+    rest_dims = [d for d in range(len(shape)) if d not in adv_dims]
+    xt = xp.permute_dims(x, tuple(adv_dims + rest_dims))
+    xt = xt[(slice(None),) * len(adv) + tuple(plan[i][0] for i in rest)]
+    flat, n = _flat_index(xp, shape, plan, adv, bshape)
+    tail = tuple(xt.shape[len(adv):])
+    y = xp.take(xp.reshape(xt, (n,) + tail), flat, axis=0)
+    y = xp.reshape(y, bshape + tail)
+    if pos and bshape:
+        nb = len(bshape)
+        y = xp.moveaxis(y, tuple(range(nb)), tuple(range(pos, pos + nb)))
+    return y
 
 
 @getitem.defvjp
 def _getitem_vjp(xp, res, g):
-    shape, key = res
-    keys = key if isinstance(key, tuple) else (key,)
-    ints = [i for i, k in enumerate(keys) if _is_int_array(k)]
-    if not ints:
+    shape, key, post, mid = res
+    if post is not None:
+        # a 0-d mask or a Python bool became a new axis, then ``post`` selected on it
+        z = xp.zeros(mid, dtype=g.dtype)
+        g = _index_put(xp, z, _drop_none(post), g) if not _empty(g) else z
+    plan = _plan(xp, shape, key)
+    kinds = [kd for _, kd, _ in plan]
+    if "iarr" not in kinds:
+        # basic indices and boolean masks: scatter into zeros (new axes squeezed first)
+        if "none" in kinds:
+            if kinds.count("barr") > 1:
+                raise NotImplementedError(
+                    "arrayflow.getitem: the gradient of indexing with several boolean masks "
+                    "and None is not implemented")
+            keep, r = [], 0
+            for _, kd, _ in plan:
+                if kd == "int":
+                    continue
+                if kd != "none":
+                    keep.append(r)
+                r += 1
+            g = xp.reshape(g, tuple(g.shape[r] for r in keep))
         z = xp.zeros(shape, dtype=g.dtype)
-        return (_index_put(xp, z, key, g), None)
-    if len(ints) == 1 and all(k == slice(None) for i, k in enumerate(keys) if i != ints[0]) \
-            and getattr(keys[ints[0]], "ndim", 1) == 1:
-        axis = ints[0]
-        return (_segment_sum(xp, g, keys[axis], shape[axis], axis), None)
-    if all(_is_int_array(k) or isinstance(k, int) for k in keys):
-        # Leading integer (array) indices: gather rows of x flattened over those dims.
-        lead = len(keys)
-        flat = 0
-        stride = 1
-        for d in range(lead - 1, -1, -1):
-            k = keys[d]
-            flat = flat + (k % shape[d]) * stride
-            stride *= shape[d]
-        rest = tuple(shape[lead:])
-        idx_shape = tuple(getattr(flat, "shape", ()))
-        n_idx = math.prod(idx_shape)
-        flat = xp.reshape(flat, (n_idx,)) if idx_shape or hasattr(flat, "shape") else flat
-        g2 = xp.reshape(g, (n_idx,) + rest)
-        gx = _segment_sum(xp, g2, flat, stride, 0)
-        return (xp.reshape(gx, tuple(shape)), None)
-    raise NotImplementedError(
-        "arrayflow.getitem: the gradient of indexing with several integer arrays, or an "
-        "integer array combined with other indices, is not implemented; use take or "
-        "take_along_axis")
+        return (_index_put(xp, z, tuple(k for k, kd, _ in plan if kd != "none"), g), None)
+    adv, bshape, pos, rest = _adv_layout(xp, shape, plan)
+    if any(plan[i][1] == "barr" for i in rest):
+        raise NotImplementedError(
+            "arrayflow.getitem: the gradient of indexing with a boolean mask combined with "
+            "integer arrays is not implemented; index in two steps")
+    nb = len(bshape)
+    if pos and nb:
+        g = xp.moveaxis(g, tuple(range(pos, pos + nb)), tuple(range(nb)))
+    # g: broadcast dims, then one dim per slice / None of ``rest`` in order
+    rest_sl = [i for i in rest if plan[i][1] == "slice"]
+    tail = tuple(g.shape[nb + j] for j, i in enumerate(rest) if plan[i][1] == "slice")
+    flat, n = _flat_index(xp, shape, plan, adv, bshape)
+    g = xp.reshape(g, (flat.shape[0],) + tail)
+    gs = _segment_sum(xp, g, flat, n, 0)
+    adv_dims = [plan[i][2] for i in adv]
+    rest_dims = [d for d in range(len(shape)) if d not in adv_dims]
+    gs = xp.reshape(gs, tuple(shape[d] for d in adv_dims) + tail)
+    full_shape = tuple(shape[d] for d in adv_dims + rest_dims)
+    sls = tuple(plan[i][0] for i in rest_sl)
+    if any(sl != slice(None) for sl in sls):
+        z = xp.zeros(full_shape, dtype=g.dtype)
+        gs = _index_put(xp, z, (slice(None),) * len(adv) + sls, gs)
+    order = adv_dims + rest_dims
+    inv = [0] * len(order)
+    for i, d in enumerate(order):
+        inv[d] = i
+    return (xp.permute_dims(gs, tuple(inv)), None)
+
+
+def _empty(a):
+    return any(n == 0 for n in a.shape)
+
+
+def _drop_none(key):
+    return tuple(k for k in key if k is not None)
 
 
 def _index_put(xp, z, key, value):
@@ -445,18 +802,30 @@ def _index_put(xp, z, key, value):
         return put(z, key, value)
     import array_api_extra as xpx
 
+    if type(key) is tuple and len(key) == 1:
+        key = key[0]  # Dask's __setitem__ wants a lone mask bare
     return xpx.at(z, key).set(value, copy=True, xp=xp)
 
 
-@op("index_put")
-def index_put(xp, x, key, values, /):
+def _get(a, key):
+    """``a[key]`` through the backend's ``getitem`` hook (raw arrays) or ``Tensor.__getitem__``."""
+    b = _backend.backend_of_array(a)
+    return a[key] if b is None else b.getitem(a, key)
+
+
+@op("index_put", backend_arg=True)
+def index_put(backend, x, key, values, /):
     """A copy of ``x`` with ``x[key] = values`` (out of place; PyTorch ``index_put``).
 
     Parameters
     ----------
     x : Tensor
     key : index
-        Basic indices and boolean masks, as ``__setitem__`` allows.
+        As for :func:`getitem` (normalised the same way: negative indices count from
+        the end, ``True``/``False``/0-d masks, ``None``, 0-d index Tensors). Integer
+        arrays as far as the backend's ``__setitem__`` allows them (not
+        array_api_strict); with repeated indices one of the values is written
+        (PyTorch's and NumPy's ``x[idx] = v``: no accumulation).
     values : Tensor or scalar
         Broadcast to ``x[key]``'s shape.
 
@@ -464,19 +833,64 @@ def index_put(xp, x, key, values, /):
     -------
     Tensor
         Shape and dtype of ``x``.
+
+    Raises
+    ------
+    IndexError
+        An integer index outside ``[-n, n)`` (Dask, lazy index Tensor: when computed).
     """
     import array_api_extra as xpx
 
-    return xpx.at(x, key).set(values, copy=True, xp=xp), (key, values)
+    xp = backend._xp or backend.xp
+    key, post = norm_key(backend, x.shape, key, "index_put")
+    # Keeps the shape of ``values``, not the array: ``b[0:2] = b[0:2] * 3`` must not
+    # save (and version-check) a view of the storage it writes.
+    vshape = getattr(values, "shape", None)
+    rshape = cond = None
+    lazy0 = [i for i, k in enumerate(key) if _is_arr(k) and k.ndim == 0
+             and xp.isdtype(k.dtype, "integral")]
+    if post is not None or any(k is None for k in key) or lazy0:
+        # New axes (None, True, 0-d masks) and 0-d lazy indices, which backends refuse in
+        # __setitem__: write the value reshaped to the target without them.
+        rshape = tuple(backend.getitem(x, key).shape)
+        if post is not None:
+            for k in post:
+                if type(k) is slice and k == slice(0, 0):
+                    cond = False
+                elif _is_arr(k) and cond is not False:
+                    c = xp.reshape(k, ())
+                    cond = c if cond is None else cond & c
+        key = tuple(xp.reshape(k, (1,)) if i in lazy0 else k
+                    for i, k in enumerate(key) if k is not None)
+        if cond is False:
+            return xp.asarray(x, copy=True), (key, vshape, rshape, cond)
+        tshape = tuple(backend.getitem(x, key).shape)
+        v = values if _is_arr(values) else xp.asarray(values, dtype=x.dtype)
+        v = xp.broadcast_to(v, rshape)
+        if cond is not None:
+            v = xp.where(cond, v, xp.reshape(backend.getitem(x, key), rshape))
+        values = xp.reshape(v, tshape)
+    k1 = key[0] if len(key) == 1 else key  # Dask's __setitem__ wants a lone mask bare
+    return xpx.at(x, k1).set(values, copy=True, xp=xp), (key, vshape, rshape, cond)
 
 
 @index_put.defvjp
 def _index_put_vjp(xp, res, g):
-    key, values = res
-    gx = _index_put(xp, g, key, 0.0)
+    key, vshape, rshape, cond = res
+    if cond is False:
+        return (g, None, None if vshape is None else xp.zeros(vshape, dtype=g.dtype))
+    gk = _get(g, key)
+    if cond is not None:
+        gx = _index_put(xp, g, key, xp.where(cond, xp.zeros_like(gk), gk))
+    else:
+        gx = _index_put(xp, g, key, 0.0)
     gv = None
-    if hasattr(values, "shape"):
-        gv = _sum_to(xp, g[key], values.shape)
+    if vshape is not None:
+        if rshape is not None:
+            gk = xp.reshape(gk, rshape)
+            if cond is not None:
+                gk = xp.where(cond, gk, xp.zeros_like(gk))
+        gv = _sum_to(xp, gk, vshape)
     return (gx, None, gv)
 
 

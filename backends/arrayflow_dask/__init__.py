@@ -46,6 +46,23 @@ class DaskBackend(Backend):
 
         return getitem(array, key)
 
+    def check_values(self, array, ok, error):
+        """``array`` with the check in the graph: computing it raises ``error`` where an
+        element fails ``ok`` (block by block; nothing is computed now). Concrete
+        (NumPy) arrays are checked now."""
+        import array_api_compat.numpy as npx
+        import dask.array as da
+
+        def check(block):
+            mask = ok(npx, block)
+            if not bool(npx.all(mask)):
+                raise error(npx, block, mask)
+            return block
+
+        if not isinstance(array, da.Array):
+            return check(npx.asarray(array))
+        return array.map_blocks(check, dtype=array.dtype, meta=array._meta)
+
     def to_host(self, array):
         import numpy as np
 

@@ -71,6 +71,14 @@ class NumpyBackend(HostRandomMixin, Backend):
 
         return np.asarray(array)
 
+    def python_scalar(self, obj):
+        """``np.float64(2)`` -> ``2.0`` (NumPy scalars, not 0-d arrays); else None."""
+        np = __import__("sys").modules.get("numpy")
+        if np is not None and isinstance(obj, np.generic) and not isinstance(
+                obj, (np.datetime64, np.timedelta64, np.void)):
+            return obj.item()
+        return None
+
     def from_host(self, array, *, device=None):
         return array
 

@@ -31,6 +31,19 @@ class StrictBackend(HostRandomMixin, Backend):
         xp = __import__("sys").modules.get("array_api_strict")
         return xp is not None and isinstance(obj, xp._array_object.Array)
 
+    def getitem(self, array, key):
+        """``array[key]``; integer arrays mixed with slices, ``...`` or None (which
+        array_api_strict refuses: the standard allows them only with integers) are
+        gathered with standard functions (``arrayflow.ops.manipulation.gather_key``)."""
+        keys = key if isinstance(key, tuple) else (key,)
+        xp = self.xp
+        if any(hasattr(k, "dtype") and xp.isdtype(k.dtype, "integral") for k in keys) and \
+                not all(type(k) is int or hasattr(k, "dtype") for k in keys):
+            from arrayflow.ops.manipulation import gather_key
+
+            return gather_key(xp, array, key)
+        return array[key]
+
     def to_host(self, array):
         import numpy as np
 
