@@ -230,13 +230,14 @@ def test_backward_returning_wrong_count_shape_dtype_raises_naming_function():
 
     x = af.ones(3, requires_grad=True)
     y = af.ones(3, requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"Bad\.backward: returned 1 gradient"):
+    with pytest.raises(RuntimeError, match=r"function BadBackward returned an incorrect number "
+                                           r"of gradients \(expected 2, got 1\)"):
         make(lambda g: (g,)).apply(x, y).sum().backward()
     with pytest.raises(RuntimeError, match=r"input 1 has shape \(2,\), expected \(3,\)"):
         make(lambda g: (g, af.ones(2))).apply(x, y).sum().backward()
     with pytest.raises(RuntimeError, match=r"input 0 has dtype float64, expected float32"):
         make(lambda g: (g.double(), g)).apply(x, y).sum().backward()
-    with pytest.raises(RuntimeError, match="only trailing None"):
+    with pytest.raises(RuntimeError, match=r"incorrect number of gradients \(expected 2, got 3\)"):
         make(lambda g: (g, g, g)).apply(x, y).sum().backward()
     make(lambda g: (g, g, None, None)).apply(x, y).sum().backward()  # trailing Nones fine
     assert x.grad.tolist() == [1.0, 1.0, 1.0]
@@ -258,7 +259,7 @@ def test_saved_tensor_modified_in_place_raises_with_versions():
     b = a * 1
     y = Square.apply(b)
     b += 1
-    with pytest.raises(RuntimeError, match=r"Square.*version 1, expected version 0"):
+    with pytest.raises(RuntimeError, match=r"Square.*is at version 1; expected version 0 instead"):
         y.sum().backward()
 
 
@@ -267,7 +268,8 @@ def test_builtin_op_saved_tensor_modified_in_place_raises():
     b = a * 1
     y = af.exp(b)  # exp saves its output
     y += 1
-    with pytest.raises(RuntimeError, match=r"ExpBackward.*version 1, expected version 0"):
+    with pytest.raises(RuntimeError, match=r"modified by an inplace operation.*ExpBackward.*is "
+                                           r"at version 1; expected version 0 instead"):
         y.sum().backward()
 
 

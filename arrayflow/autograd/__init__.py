@@ -30,6 +30,9 @@ def _install():
 
     _registry._record_hook = _graph.record
     _registry._grad_enabled = _enabled.get
+    from . import _views
+
+    _views.install()
 
 
 _install()
@@ -66,8 +69,14 @@ def _root_grads(fname, outputs, grads):
                             f"{type(g).__name__}")
         elif g.shape != o.shape:
             raise RuntimeError(
-                f"{fname}: gradient {i} has shape {g.shape}, but output {i} has shape "
-                f"{o.shape}")
+                f"{fname}: Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                f"output[{i}] has a shape of {o.shape}")
+        elif g.dtype is not o.dtype and o.dtype.kind == "real floating" and \
+                g.dtype.kind != "complex floating":
+            # PyTorch's engine casts gradients to the dtype of what they are for.
+            from ..ops.dtypes import astype
+
+            g = astype(g, o.dtype)
         out.append(g)
     return out
 

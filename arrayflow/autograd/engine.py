@@ -12,8 +12,10 @@ namespace, so the backward computation is itself recorded.
 from __future__ import annotations
 
 import heapq
+import threading
 
 from . import graph as _graph
+from ._hook_check import check_hook_grad
 from .grad_mode import _enabled
 
 __all__ = ["run_backward"]
@@ -97,8 +99,8 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
         for k, t in enumerate(inputs):
             if t.grad_fn is None and not t._requires_grad:
                 raise RuntimeError(
-                    f"{fname}: input {k} does not require grad, so no gradient can be "
-                    f"computed for it")
+                    f"{fname}: One of the differentiated Tensors does not require grad "
+                    f"(input {k})")
             targets.setdefault(_graph.grad_edge(t), []).append(k)
     root_nodes = list(dict.fromkeys(n for n, _ in root_edges))
     deps, seen = _discover(root_nodes)
@@ -127,10 +129,9 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
                     g = grads[nr]
                     if g is None:
                         continue
-                    for hook in list(hooks):
-                        new = hook(_as_tensor(g, backend_of.get(node) or _backend(node)))
-                        if new is not None:
-                            g = new if create_graph else _raw(new)
+                    for hook in _retain_last(hooks):
+                        g = _run_hook(hook, g, backend_of.get(node) or _backend(node),
+                                      create_graph)
                     grads[nr] = g
             if targets is not None:
                 for nr in range(node._n_out):
@@ -181,12 +182,18 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
             if g is None:
                 if not allow_unused:
                     raise RuntimeError(
-                        f"{fname}: one of the differentiated Tensors (input {k}) appears to not "
-                        f"have been used in the graph. Set allow_unused=True if this is the "
-                        f"desired behavior.")
+                        f"{fname}: The differentiated Tensor at index {k} appears to not have "
+                        f"been used in the graph. Set allow_unused=True if this is the desired "
+                        f"behavior.")
                 out.append(None)
             else:
-                out.append(_as_tensor(g, t._backend))
+                gt = _as_tensor(g, t._backend)
+                if gt.dtype is not t.dtype and t.dtype.kind == "real floating" and \
+                        gt.dtype.kind == "real floating":
+                    from ..ops.dtypes import astype  # PyTorch: the input's dtype
+
+                    gt = astype(gt, t.dtype)
+                out.append(gt)
         return tuple(out)
     return None
 
@@ -205,13 +212,34 @@ def _release_edges(node, deps, ready):
             heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
 
 
+def _retain_last(hooks):
+    """PyTorch runs the ``retain_grad`` hook after every other hook of the Tensor."""
+    first = [h for h in hooks if not getattr(h, "_af_retains_grad", False)]
+    if len(first) == len(hooks):
+        return list(hooks)
+    return first + [h for h in hooks if getattr(h, "_af_retains_grad", False)]
+
+
+def _run_hook(hook, g, backend, create_graph):
+    """Call a Tensor hook on gradient ``g``; its return value replaces ``g`` only if it
+    has the same shape, dtype and backend (PyTorch: "hook 'h' has changed the size of
+    value"); nothing is broadcast or cast."""
+    gt = _as_tensor(g, backend)
+    new = hook(gt)
+    if new is None:
+        return g
+    check_hook_grad(hook, new, gt.shape, gt.dtype, backend, "Tensor.register_hook")
+    return new if create_graph else _raw(new)
+
+
+_grad_lock = threading.Lock()
+
+
 def _accumulate_leaf(leaf, g, create_graph):
     backend = leaf._backend
     if leaf._hooks:
         for hook in list(leaf._hooks):
-            new = hook(_as_tensor(g, backend))
-            if new is not None:
-                g = new if create_graph else _raw(new)
+            g = _run_hook(hook, g, backend, create_graph)
     gt = _as_tensor(g, backend)
     if gt.shape != leaf.shape:
         raise RuntimeError(
@@ -223,14 +251,15 @@ def _accumulate_leaf(leaf, g, create_graph):
     cls = type(leaf)
     if cls is not _registry.Tensor and _registry._subclass_dispatches(cls):
         gt = gt if isinstance(gt, cls) else gt.as_subclass(cls)  # grads keep the subclass
-    if leaf.grad is None:
-        if not create_graph:
-            gt = gt.detach().as_subclass(cls) if cls is not _registry.Tensor and \
-                _registry._subclass_dispatches(cls) else gt.detach()
-        leaf.grad = gt
-    else:
-        leaf.grad = leaf.grad + gt if create_graph else _as_tensor(
-            leaf.grad._cell.array + gt._cell.array, backend)
+    if not create_graph:
+        gt = gt.detach().as_subclass(cls) if cls is not _registry.Tensor and \
+            _registry._subclass_dispatches(cls) else gt.detach()
+    with _grad_lock:  # backward from several threads into one leaf loses nothing
+        if leaf.grad is None:
+            leaf.grad = gt
+        else:
+            leaf.grad = leaf.grad + gt if create_graph else _as_tensor(
+                leaf.grad._cell.array + gt._cell.array, backend)
 
 
 def _check_anomaly(node, in_grads):

@@ -84,9 +84,11 @@ class FunctionCtx:
         """
         if self._saved is None:
             raise RuntimeError(
-                f"{self._fname}: trying to backward through the graph a second time (or to "
-                f"access saved tensors after they were freed); pass retain_graph=True to the "
-                f"first backward()")
+                f"Trying to backward through the graph a second time (or directly access "
+                f"saved tensors after they have already been freed): {self._fname}Backward's "
+                f"saved tensors were freed by backward(). Specify retain_graph=True if you "
+                f"need to backward through the graph a second time or if you need to access "
+                f"saved tensors after calling backward.")
         out = []
         for entry in self._saved:
             if entry is None:
@@ -95,9 +97,10 @@ class FunctionCtx:
             t, version = entry
             if t._cell.version != version:
                 raise RuntimeError(
-                    f"{self._fname}: one of the tensors saved for backward has been modified "
-                    f"by an in-place operation: it is at version {t._cell.version}, expected "
-                    f"version {version}")
+                    f"one of the variables needed for gradient computation has been modified "
+                    f"by an inplace operation: [{t.dtype} Tensor of shape {t.shape}], saved by "
+                    f"{self._fname}Backward (save_for_backward), is at version "
+                    f"{t._cell.version}; expected version {version} instead")
             out.append(t)
         return tuple(out)
 
@@ -119,10 +122,11 @@ class FunctionCtx:
 class BackwardCFunction(_graph.Node):
     """The graph node of one ``Function.apply`` call (subclassed per Function)."""
 
-    __slots__ = ("ctx", "fn_cls", "backend", "positions", "out_meta", "n_inputs")
+    __slots__ = ("ctx", "fn_cls", "backend", "positions", "out_meta", "n_inputs", "is_tensor")
 
     def _release(self):
         self.ctx._saved = None
+        self.ctx._to_save = ()
 
     def _apply(self, grads, create_graph):
         from ..ops._registry import Tensor
@@ -144,15 +148,18 @@ class BackwardCFunction(_graph.Node):
         if not isinstance(result, tuple):
             result = (result,)
         n = self.n_inputs
-        if len(result) < n:
+        if len(result) < n or any(g is not None for g in result[n:]):
             raise RuntimeError(
-                f"{fname}.backward: returned {len(result)} gradient(s) but forward took {n} "
-                f"argument(s); return one gradient (or None) per forward argument")
-        extra = result[n:]
-        if any(g is not None for g in extra):
-            raise RuntimeError(
-                f"{fname}.backward: returned {len(result)} values for {n} forward arguments; "
-                f"only trailing None values may be extra")
+                f"function {self.name()} returned an incorrect number of gradients (expected "
+                f"{n}, got {len(result)}); {fname}.backward returns one gradient (or None) per "
+                f"forward argument (only trailing None values may be extra)")
+        for i in range(n):
+            g = result[i]
+            if g is not None and not self.is_tensor[i]:
+                raise RuntimeError(
+                    f"function {self.name()} returned a gradient different than None at "
+                    f"position {i + 1}, but the corresponding forward input was not a "
+                    f"Variable")
         out = []
         for pidx, (meta_shape, meta_dtype) in zip(self.positions, self._in_meta):
             g = result[pidx]
@@ -179,6 +186,59 @@ class BackwardCFunction(_graph.Node):
     @property
     def _in_meta(self):
         return self.ctx._in_meta
+
+
+def _forward_params(cls):
+    import inspect
+
+    try:
+        return list(inspect.signature(cls.forward).parameters.values())
+    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        return None
+
+
+def _bind_with_defaults(cls, args, kwargs):
+    """The split form (``setup_context``): bind to ``forward``'s signature and apply the
+    defaults, as PyTorch 2.13's ``Function.apply`` does; ``setup_context`` sees them all."""
+    import inspect
+
+    try:
+        bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, ValueError):  # pragma: no cover
+            return args, kwargs
+        raise TypeError(f"{cls.__name__}.apply: {e}") from None
+    bound.apply_defaults()
+    return tuple(bound.args), dict(bound.kwargs)
+
+
+def _bind_kwargs(cls, args, kwargs):
+    """The ``forward(ctx, ...)`` form: keyword arguments become positional inputs (so a
+    Tensor passed by keyword gets a ``needs_input_grad`` entry and a gradient), with
+    PyTorch 2.13's rules and messages: only positional-or-keyword parameters, no gap."""
+    params = _forward_params(cls)
+    if params is None:  # pragma: no cover
+        raise TypeError(f"{cls.__name__}.apply: keyword arguments need an inspectable forward")
+    params = params[1:]  # ctx
+    names = [p.name for p in params
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    slots = list(args) + [_MISSING] * max(0, len(names) - len(args))
+    for k, v in kwargs.items():
+        if k not in names or params[names.index(k)].kind is params[0].POSITIONAL_ONLY:
+            raise TypeError(f"forward() got an unexpected keyword argument '{k}'")
+        i = names.index(k)
+        if i < len(args):
+            raise TypeError(f"forward() got multiple values for argument '{k}'")
+        slots[i] = v
+    last = max(names.index(k) for k in kwargs)
+    for i in range(len(args), last):
+        if slots[i] is _MISSING:
+            raise TypeError(
+                f"forward() missing required argument: '{names[i]}' (position {i})")
+    return tuple(slots[:last + 1] if last + 1 > len(args) else slots[:len(args)])
+
+
+_MISSING = object()
 
 
 class _FunctionMeta(type):
@@ -218,6 +278,11 @@ class Function(metaclass=_FunctionMeta):
 
         ctx = FunctionCtx()
         ctx._fname = cls.__name__
+        if cls.setup_context is not None:
+            args, kwargs = _bind_with_defaults(cls, args, kwargs)
+        elif kwargs:
+            args = _bind_kwargs(cls, args, kwargs)
+            kwargs = {}
         backend = None
         tensor_args = []
         for i, a in enumerate(args):
@@ -248,6 +313,13 @@ class Function(metaclass=_FunctionMeta):
             _enabled.reset(token)
         if cls.setup_context is not None:
             cls.setup_context(ctx, args, output)
+        if ctx._dirty and grad_on:
+            for _, a in tensor_args:
+                if id(a) in ctx._dirty and a._requires_grad and a.grad_fn is None:
+                    raise RuntimeError(
+                        f"{cls.__name__}.apply: a leaf Variable that requires grad has been "
+                        f"used in an in-place operation (ctx.mark_dirty on a leaf that "
+                        f"requires grad; pass a clone, or call it under af.no_grad())")
         is_tuple = isinstance(output, tuple)
         outputs = output if is_tuple else (output,)
         grad_inputs = [(a, i) for i, a in tensor_args if needs[i]]
@@ -269,6 +341,7 @@ class Function(metaclass=_FunctionMeta):
             node.backend = backend
             node.positions = tuple(i for _, i in grad_inputs)
             node.n_inputs = len(args)
+            node.is_tensor = tuple(isinstance(a, Tensor) for a in args)
             node.out_meta = tuple((o.shape, o.dtype) if isinstance(o, Tensor) else ((), None)
                                   for o in outputs)
             ctx._in_meta = tuple((t.shape, t.dtype) for t, _ in grad_inputs)
@@ -286,6 +359,7 @@ class Function(metaclass=_FunctionMeta):
                 o.grad_fn = node
                 o._output_nr = k
         ctx._saved = tuple(None if t is None else (t, t._cell.version) for t in ctx._to_save)
+        ctx._to_save = ()
         return outputs if is_tuple else outputs[0]
 
 

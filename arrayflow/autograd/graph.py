@@ -109,9 +109,15 @@ class OpNode(Node):
                  "real_in")
 
     def _release(self):
-        self.res = None
+        # Everything that can hold a saved array goes (``saved`` holds the cells). A node
+        # that saved no array (shapes, axes only) stays runnable, as in PyTorch, where only
+        # a node whose saved tensors were freed refuses a second backward.
+        res = self.res
+        if res and _holds_array(self.backend, res):
+            self.res = None
         self.links = None
         self.outs = None
+        self.saved = ()
 
     def _call_vjp(self, xp, res, gs):
         op_ = self.op
@@ -123,10 +129,11 @@ class OpNode(Node):
         res = self.res
         if res is None:
             raise RuntimeError(
-                f"{self.name()}: trying to backward through the graph a second time (or to "
-                f"read saved tensors after they were freed). Saved intermediate values are "
-                f"freed after backward(); pass retain_graph=True to the first backward() "
-                f"if you need to backward through the graph again.")
+                f"Trying to backward through the graph a second time (or directly access "
+                f"saved tensors after they have already been freed): {self.name()} saved "
+                f"intermediate values, which backward() freed. Specify retain_graph=True if "
+                f"you need to backward through the graph a second time or if you need to "
+                f"access saved tensors after calling backward.")
         if self.saved:
             _check_versions(self)
         backend = self.backend
@@ -173,6 +180,20 @@ class OpNode(Node):
         return out
 
 
+def _holds_array(backend, res, depth=0) -> bool:
+    for r in res:
+        if type(r) in _SCALARS and type(r) not in (tuple, list):
+            continue
+        if type(r) in (tuple, list):
+            if depth < 2 and _holds_array(backend, r, depth + 1):
+                return True
+            continue
+        if type(r) in (slice, type(Ellipsis)) or type(r).__name__ == "DType":
+            continue
+        return True  # an array, or something we cannot vouch for
+    return False
+
+
 def _zeros(backend, meta, as_tensor):
     shape, dtype = meta
     arr = backend.xp.zeros(shape, dtype=backend.native_dtype(dtype))
@@ -187,11 +208,42 @@ def _check_versions(node):
     for cell, version, k in node.saved:
         if cell.version != version:
             what = f"residual {k}" if k >= 0 else f"output {~k}"
+            arr = cell.array
             raise RuntimeError(
-                f"{node.name()}: one of the tensors saved for backward ({what}) has "
-                f"been modified by an in-place operation: it is at version {cell.version}, "
-                f"expected version {version}. Make a copy (clone()) before modifying it, or "
-                f"modify it after backward().")
+                f"one of the variables needed for gradient computation has been modified by "
+                f"an inplace operation: [{node.backend.arrayflow_dtype(arr.dtype)} Tensor of "
+                f"shape {tuple(arr.shape)}], saved by {node.name()} ({what}), is at version "
+                f"{cell.version}; expected version {version} instead. Make a copy (clone()) "
+                f"before modifying it, or modify it after backward().")
+
+
+def inplace_input_consumed(node, t) -> None:
+    """An in-place op recorded ``node`` reading Tensor ``t``, whose storage it now
+    overwrites: the array ``node`` saved stays intact (writes are functional), so, as
+    PyTorch saves the original ``self`` of an in-place op, drop the version check on it
+    and make a differentiable backward read that original value, not ``t``'s new one."""
+    if not isinstance(node, OpNode) or not node.saved:
+        return
+    cell = t._cell
+    saved = tuple(e for e in node.saved if e[0] is not cell)
+    if len(saved) == len(node.saved):
+        return
+    node.saved = saved
+    links = []
+    old = None
+    for k, kind, ref in node.links:
+        if kind == "in" and ref is t:
+            if old is None:
+                from ..ops._registry import Tensor
+
+                old = Tensor._from_array(cell.array, t._backend)
+                old._requires_grad = t._requires_grad
+                old.grad_fn = t.grad_fn
+                old._output_nr = t._output_nr
+                old._grad_acc = t._grad_acc
+            ref = old
+        links.append((k, kind, ref))
+    node.links = tuple(links)
 
 
 def _tensor_residuals(node):

@@ -1,0 +1,196 @@
+"""Views: Tensors whose values are part of another Tensor's storage (PyTorch's views).
+
+A call of a view op (basic indexing, ``reshape``/``view``, ``permute_dims``,
+``matrix_transpose``, ``expand_dims``, ``squeeze``, ``moveaxis``,
+``broadcast_to``) gives a Tensor whose cell is a :class:`arrayflow.tensor._ViewCell`:
+its values are recomputed from the root storage whenever that storage was written,
+and a write into it is scattered into the root storage. So views behave the same on
+every backend, whether or not the backend's arrays alias (NumPy's do, Dask's do not).
+
+Storage writes are functional: an in-place operation gives the storage a new array
+and never changes an existing one, so a value autograd saved can never change under
+it. Views share the version counter of their root, so backward through a node that
+saved a Tensor modified since (through any view) raises PyTorch's version error.
+
+A recorded write into a view rebases the graph as PyTorch's ``CopySlices`` does: the
+base gets the history of "base with this view replaced by the new value", and every
+live view of the storage gets the history of the view op applied to its base again
+(PyTorch regenerates a view's ``grad_fn`` the same way).
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from .grad_mode import _enabled
+
+__all__ = ["VIEW_OPS", "install", "on_view", "rebase_view", "refresh"]
+
+#: op name -> kind: "index" (basic indexing; scattered back with index_put), "bijective"
+#: (the op's own VJP maps a new view value back to the base), "expand" (read-only).
+VIEW_OPS = {
+    "getitem": "index", "reshape": "bijective", "permute_dims": "bijective",
+    "matrix_transpose": "bijective", "expand_dims": "bijective", "squeeze": "bijective",
+    "moveaxis": "bijective", "broadcast_to": "expand",
+}
+
+_BASIC = (int, slice, type(None), type(Ellipsis))
+
+
+def _basic_key(key) -> bool:
+    items = key if type(key) is tuple else (key,)
+    return all(type(k) in _BASIC for k in items)
+
+
+class Step:
+    """One view op call: how to go from a base array to the view and back."""
+
+    __slots__ = ("op", "backend", "rest", "kwargs", "res", "kind")
+
+    def __init__(self, op_, backend, rest, kwargs, res, kind):
+        self.op, self.backend, self.rest, self.kwargs = op_, backend, rest, kwargs
+        self.res, self.kind = res, kind
+
+    def fwd(self, a):
+        """The view of raw array ``a``."""
+        op_, b = self.op, self.backend
+        first = b if op_.backend_arg else (b._xp or b.xp)
+        return op_.forward(first, a, *self.rest, **self.kwargs)[0]
+
+    def scatter(self, a, new):
+        """Raw array ``a`` with this view's elements replaced by ``new`` (a new array)."""
+        xp = self.backend._xp or self.backend.xp
+        if self.kind == "index":
+            import array_api_extra as xpx
+
+            return xpx.at(a, self.rest[0]).set(new, copy=True, xp=xp)
+        return self.op.vjp(xp, self.res, new)[0]
+
+    def fwd_t(self, t):
+        """The view of Tensor ``t``, recorded."""
+        return self.op(t, *self.rest, **self.kwargs)
+
+    def scatter_t(self, t, new):
+        """Tensor ``t`` with this view replaced by Tensor ``new``, recorded."""
+        if self.kind == "index":
+            from ..ops.manipulation import index_put
+
+            return index_put(t, self.rest[0], new)
+        import sys
+
+        from .._backend import use_backend
+
+        with use_backend(self.backend):
+            return self.op.vjp(sys.modules["arrayflow"], self.res, new)[0]
+
+
+def forward_chain(steps, a):
+    for s in steps:
+        a = s.fwd(a)
+    return a
+
+
+def scatter_chain(steps, a, new):
+    inter = [a]
+    for s in steps[:-1]:
+        inter.append(s.fwd(inter[-1]))
+    for s, x in zip(reversed(steps), reversed(inter)):
+        new = s.scatter(x, new)
+    return new
+
+
+def on_view(op_, backend, x, rest, kwargs, out, res):
+    """Called by the dispatcher after a view op made Tensor ``out`` from Tensor ``x``."""
+    from ..tensor import _ViewCell
+
+    kind = VIEW_OPS[op_.name]
+    if kind == "index" and not _basic_key(rest[0]):
+        return
+    step = Step(op_, backend, tuple(rest), dict(kwargs), res, kind)
+    xc = x._cell
+    grad_mode = _enabled.get()
+    if type(xc) is _ViewCell:
+        root, steps = xc.root, xc.steps + (step,)
+        writable = xc.writable and kind != "expand"
+        if xc.owner is not None and xc.owner() is x:  # a view of a view: same base
+            base, n_grad, grad_mode = xc.base, xc.n_grad + 1, grad_mode and xc.grad_mode
+        else:  # a detached alias of a view: the alias is the base
+            base, n_grad = x, 1
+    else:
+        root, steps, base, n_grad, writable = xc, (step,), x, 1, kind != "expand"
+    cell = _ViewCell(root, base, steps, n_grad, out._cell.array, grad_mode, writable)
+    cell.owner = weakref.ref(out)
+    out._cell = cell
+    if grad_mode:
+        views = root.views
+        if views is None:
+            root.views = views = []
+        elif len(views) >= root.views_limit:
+            views[:] = [r for r in views if r() is not None]
+            root.views_limit = max(16, 2 * len(views))
+        views.append(cell.owner)
+
+
+def _replay(cell):
+    t = cell.base
+    for s in cell.steps[len(cell.steps) - cell.n_grad:]:
+        t = s.fwd_t(t)
+    return t
+
+
+def refresh(root, also=None):
+    """Give every live view of ``root`` (and ``also``) the history of its view op
+    applied to its base again, after a recorded write changed the storage."""
+    from ..tensor import _ViewCell
+
+    todo = [r() for r in (root.views or ())]
+    if also is not None:
+        todo.append(also)
+    done = set()
+    for vt in todo:
+        if vt is None or id(vt) in done:
+            continue
+        done.add(id(vt))
+        c = vt._cell
+        if type(c) is not _ViewCell or c.root is not root or c.owner() is not vt:
+            continue
+        if not c.base._requires_grad:
+            continue
+        t = _replay(c)
+        if t.grad_fn is not None:
+            vt.grad_fn = t.grad_fn
+            vt._output_nr = t._output_nr
+            vt._requires_grad = True
+
+
+def rebase_view(view, result):
+    """A recorded write of ``result`` (a Tensor) into Tensor ``view``: write the storage,
+    give the base the history of the scatter (PyTorch's ``CopySlices``), refresh views."""
+    cell = view._cell
+    steps = cell.steps[len(cell.steps) - cell.n_grad:]
+    base = cell.base
+    inter = [base]
+    for s in steps[:-1]:
+        inter.append(s.fwd_t(inter[-1]))
+    new = result
+    for s, x in zip(reversed(steps), reversed(inter)):
+        new = s.scatter_t(x, new)
+    bc = base._cell
+    bc.array = new._cell.array
+    bc.version += 1
+    if new.grad_fn is not None:
+        base.grad_fn = new.grad_fn
+        base._output_nr = new._output_nr
+        base._requires_grad = True
+    refresh(cell.root, also=view)
+
+
+def install():
+    """Mark the view ops in the op table and hand :func:`on_view` to the dispatcher."""
+    from ..ops import _registry
+
+    for name in VIEW_OPS:
+        op_ = _registry.OPS.get(name)
+        if op_ is not None:
+            op_.view = VIEW_OPS[name]
+    _registry._view_hook = on_view
