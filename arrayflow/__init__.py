@@ -4,7 +4,8 @@ array_api_strict).
 
 ``import arrayflow as af`` gives a complete array API namespace (version
 2025.12) whose arrays are :class:`Tensor` objects, plus PyTorch's spellings
-where they mean the same thing (``af.mul is af.multiply``).
+where they mean the same thing (``af.mul``: a distinct function object, as in PyTorch,
+computing what ``af.multiply`` computes; ``af.mul.canonical is af.multiply``).
 
 Importing arrayflow imports no array library; a backend's library is imported
 the first time that backend is used.
@@ -73,35 +74,17 @@ nan = float("nan")
 pi = 3.141592653589793
 newaxis = None
 
-# PyTorch's spellings: the same objects as the standard's functions and dtypes,
-# so a dispatch table keyed by one works for the other.
+# PyTorch's spellings. Dtypes are the same objects; functions are distinct alias objects
+# (arrayflow.ops.aliases), as PyTorch's, sharing the canonical op's forward and VJP.
 double = float64
 float = float32  # noqa: A001 - PyTorch's name
 long = int64
 half = None  # float16 is not an array API dtype
 del half
-as_tensor = asarray  # noqa: F405
 # ``from .tensor import ...`` above bound the submodule to the name ``tensor``: rebind it
 # to the function (torch.tensor).
 tensor = _sys.modules[__name__ + ".ops.creation"].tensor
-mul = multiply  # noqa: F405
-sub = subtract  # noqa: F405
-div = divide  # noqa: F405
-true_divide = divide  # noqa: F405
-neg = negative  # noqa: F405
-absolute = abs  # noqa: F405
-mm = matmul
-cat = concat  # noqa: F405
-concatenate = concat  # noqa: F405
-permute = permute_dims  # noqa: F405
-clamp = clip  # noqa: F405
-arccos, arcsin, arctan, arctan2 = acos, asin, atan, atan2  # noqa: F405
-power = pow  # noqa: F405
-cumsum = cumulative_sum  # noqa: F405
-cumprod = cumulative_prod  # noqa: F405
-gather = take_along_axis  # noqa: F405
-unbind = unstack  # noqa: F405
-repeat_interleave = repeat  # noqa: F405
+from .ops.aliases import *  # noqa: E402,F403
 
 
 def is_tensor(obj):

@@ -31,6 +31,8 @@ __all__ = [
     "isdtype",
     "get_default_dtype",
     "set_default_dtype",
+    "promote_types",
+    "result_type",
 ]
 
 import builtins
@@ -198,3 +200,118 @@ def set_default_dtype(dtype: DType) -> None:
 def default_complex() -> DType:
     """The complex dtype matching the default real floating dtype."""
     return complex128 if _state["float"] is float64 else complex64
+
+
+# --- type promotion --------------------------------------------------------------------------
+# The one place arrayflow decides the dtype of a combination of dtypes and Python scalars:
+# ``af.result_type`` and the dispatch of every promoting op (element-wise binary functions
+# and operators, ``where``, ``clip``, ``concat``/``stack``...) call it.
+
+# PyTorch's categories: a higher category wins a mixed-kind combination.
+_CATEGORY = {"bool": 0, "signed integer": 1, "unsigned integer": 1,
+             "real floating": 2, "complex floating": 2}
+_SCALAR_CATEGORY = {builtins.bool: 0, int: 1, float: 2, complex: 2}
+
+
+def category(dtype: DType) -> int:
+    """PyTorch's type category of ``dtype``: 0 bool, 1 integer, 2 floating (real or complex)."""
+    return _CATEGORY[dtype.kind]
+
+
+def _complex_of(bits: int) -> DType:
+    return complex64 if bits <= 32 else complex128
+
+
+def promote_types(a: DType, b: DType) -> DType:
+    """The dtype two dtypes promote to (PyTorch ``torch.promote_types``).
+
+    Same-kind pairs follow the array API standard's table (which equals PyTorch's);
+    mixed kinds (bool, integer, floating) follow PyTorch: the operand of the higher
+    category wins (``float32`` with ``int64`` is ``float32``, ``int8`` with ``bool``
+    is ``int8``, ``complex64`` with ``int64`` is ``complex64``).
+
+    Raises
+    ------
+    TypeError
+        For ``uint64`` with a signed integer dtype: no integer dtype holds both (the
+        standard leaves it undefined, PyTorch raises; NumPy's ``float64`` would be a
+        silent change of kind).
+
+    Source: array API standard 2025.12, "Type Promotion Rules"; PyTorch "Type
+    promotion" (mixed kinds).
+    """
+    if a is b:
+        return a
+    ca, cb = _CATEGORY[a.kind], _CATEGORY[b.kind]
+    if ca != cb:
+        return a if ca > cb else b
+    if ca == 2:
+        if a.kind == b.kind:
+            return a if a.bits >= b.bits else b
+        real, cplx = (a, b) if a.kind == "real floating" else (b, a)
+        return _complex_of(builtins.max(real.bits, cplx.bits // 2))
+    if a.kind == b.kind:  # bool with bool is handled by ``a is b``
+        return a if a.bits >= b.bits else b
+    s, u = (a, b) if a.kind == "signed integer" else (b, a)
+    if u.bits < s.bits:
+        return s
+    if u.bits < 64:
+        return _BY_NAME[f"int{2 * u.bits}"]
+    raise TypeError(
+        f"result_type: no integer dtype holds both {u} and {s} (the array API standard "
+        f"leaves this promotion undefined and PyTorch raises); cast one operand first")
+
+
+def result_type(*items) -> DType:
+    """The dtype a combination of dtypes and Python scalars promotes to.
+
+    Parameters
+    ----------
+    *items : DType or Python bool, int, float, complex
+        At least one dtype.
+
+    Returns
+    -------
+    DType
+        Dtypes combine with :func:`promote_types`. A Python scalar of the category of
+        the dtypes (or lower) takes their dtype (a ``complex`` scalar makes a real
+        floating result complex of the same precision); a scalar of a higher category
+        gives that category's default dtype, as PyTorch: ``int64`` for an ``int`` with
+        bool, :func:`get_default_dtype` for a ``float`` with bool or integers, the
+        default complex dtype for a ``complex`` with bool or integers.
+
+    Raises
+    ------
+    TypeError
+        Without a dtype, for an item that is neither, or where :func:`promote_types`
+        raises.
+
+    Source: array API standard 2025.12, ``result_type`` (scalars: 2024.12);
+    PyTorch ``torch.result_type`` for mixed kinds.
+    """
+    r = None
+    scalars = []
+    for it in items:
+        if isinstance(it, DType):
+            r = it if r is None else promote_types(r, it)
+        elif type(it) in _SCALAR_CATEGORY:
+            scalars.append(it)
+        else:
+            raise TypeError(
+                f"result_type: expected dtypes, Tensors or Python scalars, got "
+                f"{type(it).__name__}")
+    if r is None:
+        raise TypeError("result_type: at least one Tensor or dtype is required "
+                        "(Python scalars alone have no dtype)")
+    if not scalars:
+        return r
+    cat = _CATEGORY[r.kind]
+    top = builtins.max(_SCALAR_CATEGORY[type(s)] for s in scalars)
+    cplx = any(type(s) is complex for s in scalars)
+    if top > cat:
+        if top == 1:
+            return int64
+        r = _state["float"]
+    if cplx and r.kind != "complex floating":
+        r = _complex_of(r.bits)
+    return r

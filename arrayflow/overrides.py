@@ -403,9 +403,10 @@ def resolve_name(f) -> str | None:
 
     ``resolve_name(arrayflow.add)`` is ``"arrayflow.add"``,
     ``resolve_name(arrayflow.Tensor.sum)`` is ``"arrayflow.Tensor.sum"``; evaluated
-    (after ``import arrayflow``) the name gives back ``f``. An alias resolves to the
-    function's own name (``resolve_name(arrayflow.mul)`` is ``"arrayflow.multiply"``:
-    they are one object). Anything not overridable gives None. PyTorch
+    (after ``import arrayflow``) the name gives back ``f``. An alias is its own object
+    and resolves to its own name (``resolve_name(arrayflow.mul)`` is
+    ``"arrayflow.mul"``, as PyTorch's ``torch.mul``). Anything not overridable gives
+    None. PyTorch
     ``torch.overrides.resolve_name``.
     """
     try:

@@ -40,7 +40,8 @@ def test_seed_not_implemented_gives_type_error():
     s = ScalarTensor(2, 2)
     with pytest.raises(TypeError) as info:
         af.mul(s, 3)
-    assert str(info.value) == ("no implementation found for 'arrayflow.multiply' on types "
+    # the function the user called, as PyTorch's "no implementation found for 'torch.mul'"
+    assert str(info.value) == ("no implementation found for 'arrayflow.mul' on types "
                                "that implement __arrayflow_function__: [ScalarTensor]")
 
 
@@ -61,8 +62,11 @@ def test_seed_metadata_tensor():
     assert repr(a).startswith("Metadata:\n{'owner': 'Ministry of Silly Walks'}\n\ndata:\n")
 
 
-def test_aliases_share_dispatch_tables():
-    assert af.mul is af.multiply and af.as_tensor is af.asarray and af.mm is af.matmul
+def test_aliases_are_distinct_objects_with_a_canonical_op():
+    # PyTorch: torch.mul is not torch.multiply; overrides see the one the user called
+    assert af.mul is not af.multiply and af.as_tensor is not af.asarray
+    assert af.mul.canonical is af.multiply and af.mm.canonical is af.matmul
+    assert af.as_tensor.canonical is af.asarray
     s = ScalarTensor(3, 1.5)
     assert af.mean(s) == 0.5
 

@@ -33,9 +33,11 @@ def test_resolve_name_matches_torch(path):
     assert eval(ours, {"arrayflow": af}) is get(af)  # noqa: S307 - our own name
 
 
-def test_resolve_name_of_an_alias_is_the_functions_own_name():
-    # af.mul is af.multiply (one object): its name is the function's own
-    assert overrides.resolve_name(af.mul) == "arrayflow.multiply"
+def test_resolve_name_of_an_alias_is_its_own_name():
+    # af.mul is its own object (as torch.mul): its own name, as PyTorch's resolve_name
+    assert torch.overrides.resolve_name(torch.mul) == "torch.mul"
+    assert overrides.resolve_name(af.mul) == "arrayflow.mul"
+    assert overrides.resolve_name(af.multiply) == "arrayflow.multiply"
     assert overrides.resolve_name(af.Tensor.mul) is not None
 
 

@@ -194,11 +194,14 @@ def test_result_type_with_python_scalars(backend, dtype, scalar, result):
         assert af.result_type(getattr(af, dtype), scalar) is getattr(af, result)
 
 
-@pytest.mark.parametrize(("a", "b"), [("i1", "f4"), ("u8", "i8"), ("b", "i4"), ("u1", "f8")])
-def test_undefined_promotion_raises_on_strict(a, b):
-    """Mixed kinds have no promotion in the standard: strict raises TypeError."""
-    with on_backend("strict"):
-        with pytest.raises(TypeError):
-            af.result_type(_dt(a), _dt(b))
-        with pytest.raises(TypeError):
-            af.add(_tensor(a), _tensor(b))
+@pytest.mark.parametrize("backend", [*BACKENDS, "dask"])
+def test_uint64_with_signed_integer_raises(backend):
+    """uint64 with a signed integer has no promotion (the standard leaves it undefined,
+    PyTorch raises): a TypeError on every backend, never NumPy's silent float64. (Mixed
+    kinds, which the standard also leaves undefined, follow PyTorch: see
+    tests/test_promotion_torch.py.)"""
+    with on_backend(backend):
+        with pytest.raises(TypeError, match="uint64"):
+            af.result_type(af.uint64, af.int64)
+        with pytest.raises(TypeError, match="uint64"):
+            af.add(_tensor("u8"), _tensor("i8"))

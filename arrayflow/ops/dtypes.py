@@ -40,9 +40,22 @@ def can_cast(backend, from_, to, /):
     return backend.xp.can_cast(from_, to)
 
 
-@op("result_type", backend_arg=True, differentiable=False, out="raw")
+@op("result_type", backend_arg=True, differentiable=False, out="raw", convert_dtypes=False)
 def result_type(backend, *arrays_and_dtypes):
-    """The dtype the standard's promotion rules give for Tensors, dtypes and scalars.
+    """The dtype Tensors, dtypes and Python scalars promote to.
+
+    The same rule every promoting function and operator applies
+    (:func:`arrayflow._dtypes.result_type`): same-kind dtypes follow the array API
+    standard's table; mixed kinds (bool, integer, floating), which the standard leaves
+    to the implementation, follow PyTorch: the floating operand's dtype wins
+    (``result_type(float32, int64)`` is ``float32``), an integer beats bool, and a
+    Python scalar of a higher kind gives that kind's default dtype (``int64`` Tensor
+    with ``1.5`` is :func:`arrayflow.get_default_dtype`). Identical on every backend.
+
+    Parameters
+    ----------
+    *arrays_and_dtypes : Tensor, DType or Python scalar
+        At least one Tensor or dtype.
 
     Returns
     -------
@@ -51,11 +64,25 @@ def result_type(backend, *arrays_and_dtypes):
     Raises
     ------
     TypeError
-        If no promotion is defined (for example int8 and float32 on strict backends).
+        Without a Tensor or dtype, for ``uint64`` with a signed integer (no integer
+        dtype holds both), or for an argument of another type.
 
-    Source: array API standard 2025.12, ``result_type``.
+    Source: array API standard 2025.12, ``result_type``; PyTorch ``torch.result_type``
+    and ``torch.promote_types`` for mixed kinds.
     """
-    return backend.arrayflow_dtype(backend.xp.result_type(*arrays_and_dtypes))
+    items = []
+    for a in arrays_and_dtypes:
+        if isinstance(a, _dtypes.DType) or type(a) in (bool, int, float, complex):
+            items.append(a)
+        elif backend.is_array(a):  # its dtype only (never its values: Dask stays lazy)
+            items.append(backend.arrayflow_dtype(a.dtype))
+        else:
+            try:  # a native dtype of this backend
+                items.append(backend.arrayflow_dtype(backend.native_dtype(a)))
+            except TypeError:
+                raise TypeError(f"result_type: expected Tensors, dtypes or Python scalars, "
+                                f"got {type(a).__name__}") from None
+    return _dtypes.result_type(*items)
 
 
 @dataclass(frozen=True)

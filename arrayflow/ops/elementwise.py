@@ -131,6 +131,14 @@ Source: array API standard 2025.12, ``{name}``.
 """
 
 
+# Ops whose result is floating: integer and bool inputs compute in the default floating
+# dtype, as PyTorch (``sqrt`` of an int64 Tensor is float32); mixed kinds of the binary
+# ops follow PyTorch too (``Op.promote``; ``arrayflow._dtypes.result_type``).
+_FLOATING = frozenset({
+    "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1", "log",
+    "log1p", "log2", "log10", "reciprocal", "sin", "sinh", "sqrt", "tan", "tanh",
+    "atan2", "divide", "hypot", "logaddexp", "copysign", "nextafter"})
+
 # Unary ops whose VJP is cheapest from the output y (exp: g * y).
 _SAVES_OUTPUT = frozenset({"exp", "expm1", "reciprocal", "sqrt", "tan", "tanh"})
 
@@ -147,7 +155,7 @@ def _make_unary(name, summary, differentiable):
         def forward(xp, x, /):
             return getattr(xp, name)(x)
     forward.__name__ = forward.__qualname__ = name
-    return op(name, differentiable=differentiable,
+    return op(name, differentiable=differentiable, floating=name in _FLOATING,
               doc=_UNARY_DOC.format(summary=summary, name=name))(forward)
 
 
@@ -173,7 +181,8 @@ def _make_binary(name, summary, differentiable):
         def forward(xp, x1, x2, /):
             return getattr(xp, name)(x1, x2)
     forward.__name__ = forward.__qualname__ = name
-    return op(name, differentiable=differentiable,
+    return op(name, differentiable=differentiable, floating=name in _FLOATING,
+              promote=None if name.startswith("logical_") else ("x1", "x2"),
               doc=_BINARY_DOC.format(summary=summary, name=name))(forward)
 
 
@@ -190,7 +199,7 @@ for _table, _make, _diff in (
         __all__.append(_name)
 
 
-@op("clip")
+@op("clip", promote=("x", "min", "max"))
 def clip(xp, x, /, min=None, max=None):
     """Clamp each element of ``x`` to ``[min, max]``.
 

@@ -50,7 +50,7 @@ def searchsorted(xp, x1, x2, /, *, side="left", sorter=None):
     return xp.searchsorted(x1, x2, side=side)
 
 
-@op("where")
+@op("where", promote=("x1", "x2"))
 def where(xp, condition, x1, x2, /):
     """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast).
 

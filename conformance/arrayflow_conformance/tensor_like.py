@@ -300,7 +300,7 @@ def samples_for(label: str, attr: str, func):
 
     op_name = None
     if isinstance(func, Op):
-        op_name = func.name
+        op_name = getattr(func, "canonical", func).name  # an alias (mul): its op's cases
     elif label == "Tensor":
         op_name = _method_op(attr)
     table = _TABLES.get(label, {})
