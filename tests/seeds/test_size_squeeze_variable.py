@@ -168,3 +168,14 @@ def test_variable_errors_match_pytorch():
     with pytest.warns(UserWarning, match="volatile was removed"):
         Variable(af.ones(2), volatile=True)
     assert af.autograd.Variable is Variable
+
+
+def test_size_is_accepted_wherever_a_shape_goes(backend):
+    x = af.ones((2, 3), requires_grad=True)
+    s = x.size()
+    assert af.zeros(s).shape == af.empty(s).shape == af.full(s, 2.0).shape == (2, 3)
+    assert af.reshape(x, s[::-1]).shape == x.reshape(s[::-1]).shape == (3, 2)
+    assert x.expand(af.Size([4, 2, 3])).shape == af.broadcast_to(x, (4,) + s).shape
+    y = x.reshape(s[::-1]) * 2
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 2.0))
