@@ -662,9 +662,8 @@ def _vector_norm_vjp(xp, res, g):
     x, y, axis, keepdims, ord = res
     ge = _unreduce(xp, g, x.shape, axis, keepdims)
     ye = _unreduce(xp, y, x.shape, axis, keepdims)
-    zero = xp.zeros_like(x)
-    if ord == 0:
-        return (zero,)
+    if ord == 0:  # piecewise constant; PyTorch returns no gradient at all (grad stays None)
+        return (None,)
     if ord == 1:
         return (ge * xp.sign(x),)
     if ord in (float("inf"), float("-inf")):
