@@ -118,6 +118,11 @@ CASES = {
                                             lambda x: TLA.matrix_norm(x, ord=-2),
                                             [[3.0, 0.0, 0.0], [0.0, 1.0, 0.0],
                                               [0.0, 0.0, 1.0]]),
+    # an exactly singular matrix: PyTorch's LU-based rule gives (g * det) A^{-H} = 0
+    "det-singular": (LA.det, TLA.det, [[1.0, 2.0], [2.0, 4.0]]),
+    "det-zero-matrix": (LA.det, TLA.det, [[0.0, 0.0], [0.0, 0.0]]),
+    "det-batch-one-singular": (LA.det, TLA.det, [[[1.0, 2.0], [2.0, 4.0]],
+                                                 [[2.0, 1.0], [1.0, 3.0]]]),
     # element-wise singular points
     "sqrt-0": (af.sqrt, torch.sqrt, [0.0, 4.0]),
     "pow-half-0": (lambda x: x ** 0.5, lambda x: x ** 0.5, [0.0, 4.0]),

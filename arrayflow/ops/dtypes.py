@@ -25,7 +25,8 @@ def astype(xp, x, dtype, /, *, copy=True, device=None):
     Source: array API standard 2025.12, ``astype``.
     """
     kw = {} if device is None else {"device": device}
-    return xp.astype(x, dtype, copy=copy, **kw), (x.dtype,)
+    return xp.astype(x, dtype, copy=copy, **kw), (x.dtype, xp.isdtype(x.dtype,
+                                                                    "complex floating"))
 
 
 
@@ -144,5 +145,14 @@ def isdtype(backend, dtype, kind):
 
 @astype.defvjp
 def _astype_vjp(xp, res, g):
-    (dtype,) = res
+    # Back to the input's dtype; a real input of a complex cast gets the real part of the
+    # gradient, a complex input of a real cast the gradient as its real part (PyTorch).
+    dtype, was_complex = res
+    if not was_complex and xp.isdtype(g.dtype, "complex floating"):
+        g = xp.real(g)
     return (xp.astype(g, dtype),)
+
+
+from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
+
+_mark_complex_ok(astype)

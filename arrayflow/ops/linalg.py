@@ -426,10 +426,14 @@ def _cross_vjp(xp, res, g):
 
 @det.defvjp
 def _det_vjp(xp, res, g):
-    # PyTorch: (g * conj(det)) A^{-H}.
+    # PyTorch: (g * conj(det)) A^{-H}, solved with A's LU factors: 0 where det == 0 (the
+    # identity stands in for an exactly singular matrix, whose inverse does not exist).
     x, y = res
+    singular = xp.expand_dims(xp.expand_dims(y == 0, axis=-1), axis=-1)
+    eye = xp.eye(x.shape[-1], dtype=x.dtype)
+    safe = xp.where(singular, eye, x)
     return (xp.expand_dims(xp.expand_dims(g * _cj(xp, y), axis=-1), axis=-1)
-            * _mH(xp, xp.linalg.inv(x)),)
+            * _mH(xp, xp.linalg.inv(safe)),)
 
 
 @diagonal.defvjp
