@@ -443,3 +443,26 @@ def _reused_and_double_backward(lib, nnm):
 def test_hooks_on_identity_reused_module_and_double_backward(backend):
     ours, theirs = (_reused_and_double_backward(lib, nnm) for lib, nnm in LIBS)
     assert ours == theirs
+
+
+def _assign(lib, nnm):
+    m = nnm.Linear(2, 2)
+    m.bias.requires_grad_(False)
+    sd = {"weight": T(lib, np.ones((2, 2))).double(), "bias": T(lib, [0.5, 0.5]).double()}
+    m.load_state_dict(sd, assign=True)
+    return (type(m.weight).__name__, str(m.weight.dtype).split(".")[-1], m.weight.requires_grad,
+            m.bias.requires_grad, host(m.bias).tolist(), type(m.bias).__name__)
+
+
+def test_load_state_dict_assign_takes_the_checkpoint_tensors():
+    ours, theirs = (_assign(lib, nnm) for lib, nnm in LIBS)
+    assert ours == theirs == ("Parameter", "float64", True, False, [0.5, 0.5], "Parameter")
+
+
+def test_load_state_dict_assign_failure_changes_nothing():
+    m = nn.Linear(2, 2)
+    w = m.weight
+    with pytest.raises(RuntimeError, match="size mismatch for bias"):
+        m.load_state_dict({"weight": af.ones((2, 2), dtype=af.float64),
+                           "bias": af.ones(3)}, assign=True)
+    assert m.weight is w and w.dtype is af.float32

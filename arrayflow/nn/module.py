@@ -243,6 +243,13 @@ class _WrappedHook:
         return self.hook(module, *args, **kwargs)
 
 
+def _copy_state(dst: Tensor, src: Tensor) -> None:
+    """Copy a checked checkpoint value into a parameter or buffer, in place."""
+    with no_grad():
+        if dst._cell is not src._cell:
+            dst._assign(src.array)
+
+
 def _addindent(s: str, num_spaces: int) -> str:
     lines = s.split("\n")
     if len(lines) == 1:
@@ -925,18 +932,19 @@ class Module:
                     f"size mismatch for {key}: copying a param with shape {tuple(src.shape)} "
                     f"from checkpoint, the shape in current model is {tuple(dst.shape)}.")
                 continue
-            if src.dtype is not dst.dtype:
+            assign = local_metadata.get("assign_to_params_buffers", False)
+            if src.dtype is not dst.dtype and not assign:
                 error_msgs.append(
                     f"dtype mismatch for {key}: copying a param with dtype {src.dtype} from "
                     f"checkpoint, the dtype in current model is {dst.dtype}.")
                 continue
+            action = ((lambda m=self, n=name, s=src: m._assign_state(n, s)) if assign
+                      else (lambda d=dst, s=src: _copy_state(d, s)))
             pending = _pending_copies.get()
             if pending is not None:
-                pending.append((dst, src))
+                pending.append(action)
             else:
-                with no_grad():
-                    if dst._cell is not src._cell:
-                        dst._assign(src.array)
+                action()
         if strict:
             for key in state_dict:
                 if not key.startswith(prefix):
@@ -948,7 +956,21 @@ class Module:
                 elif parts[0] not in local_state:
                     unexpected_keys.append(key)
 
-    def load_state_dict(self, state_dict, strict: bool = True):
+    def _assign_state(self, name: str, src: Tensor) -> None:
+        """``load_state_dict(assign=True)``: make ``src`` the parameter or buffer ``name``
+        (a Parameter keeps this Module's ``requires_grad``), as PyTorch."""
+        if name in self._parameters:
+            old = self._parameters[name]
+            if isinstance(src, Parameter):
+                src.requires_grad_(old.requires_grad)
+                new = src
+            else:
+                new = Parameter(src.detach(), requires_grad=old.requires_grad)
+            self._parameters[name] = new
+        else:
+            self._buffers[name] = src
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
         """Copy values from ``state_dict`` into the parameters and buffers, in place.
 
         As PyTorch: :meth:`_load_from_state_dict` (with the load pre-hooks) runs on
@@ -963,6 +985,10 @@ class Module:
             Dotted names to Tensors, as :meth:`state_dict` returns.
         strict : bool, default True
             Whether missing and unexpected keys are errors.
+        assign : bool, default False
+            Make the checkpoint's Tensors the parameters and buffers (their dtype
+            and storage; a parameter keeps its ``requires_grad``) instead of copying
+            into the existing ones (PyTorch's ``assign``).
 
         Returns
         -------
@@ -994,6 +1020,8 @@ class Module:
 
         def load(module, local_state_dict, prefix=""):
             local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            if assign:
+                local_metadata = dict(local_metadata, assign_to_params_buffers=True)
             module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
                                          missing, unexpected, errors)
             for name, child in module._modules.items():
@@ -1027,9 +1055,8 @@ class Module:
                 f"Module.load_state_dict: Error(s) in loading state_dict for "
                 f"{self._get_name()}:\n\t" + "\n\t".join(errors))
         with no_grad():
-            for dst, src in pending:
-                if dst._cell is not src._cell:
-                    dst._assign(src.array)
+            for action in pending:
+                action()
         return _IncompatibleKeys(missing, unexpected)
 
     # --- modes and in-place transformations ---------------------------------------------
