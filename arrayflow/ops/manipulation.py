@@ -410,8 +410,12 @@ def norm_key(backend, shape, key, fname="getitem"):
                                 _slice_bound(k.step))
             continue
         if hasattr(k, "shape") and hasattr(k, "dtype") and k.ndim == 0 and type(k) not in (
-                bool, int) and not backend.lazy and _kind(backend, k) == "iarr":
-            keys[i] = operator.index(k)
+                bool, int) and not backend.lazy:
+            kd = _kind(backend, k)
+            if kd == "iarr":
+                keys[i] = operator.index(k)
+            elif kd == "barr":
+                keys[i] = bool(k)  # eager: a 0-d mask is a Python bool
     kinds = [_kind(backend, k) for k in keys]
     post = None
     if "bool" in kinds or "barr" in kinds:
@@ -441,8 +445,8 @@ def norm_key(backend, shape, key, fname="getitem"):
         raise IndexError(f"arrayflow.{fname}: an index can only have a single ellipsis ('...')")
     if used > ndim:
         raise IndexError(f"arrayflow.{fname}: too many indices for tensor of dimension {ndim}")
-    if not n_ell and used < ndim:
-        keys.append(Ellipsis)
+    if not n_ell and used < ndim and not (len(keys) == 1 and kinds[0] == "barr"):
+        keys.append(Ellipsis)  # (a lone mask may name leading dimensions only)
         kinds.append("basic")
     d = 0
     for i, (k, kd) in enumerate(zip(keys, kinds)):
@@ -756,6 +760,11 @@ def _getitem_vjp(xp, res, g):
                     keep.append(r)
                 r += 1
             g = xp.reshape(g, tuple(g.shape[r] for r in keep))
+        if kinds.count("barr") == 1 and all(kd in ("barr", "slice") for kd in kinds):
+            i = kinds.index("barr")
+            sls = tuple(k for k, kd, _ in plan if kd == "slice")
+            if all(sl == slice(None) for sl in sls):
+                return (_mask_scatter(xp, plan[i][0], plan[i][2], g, shape), None)
         z = xp.zeros(shape, dtype=g.dtype)
         return (_index_put(xp, z, tuple(k for k, kd, _ in plan if kd != "none"), g), None)
     adv, bshape, pos, rest = _adv_layout(xp, shape, plan)
@@ -785,6 +794,22 @@ def _getitem_vjp(xp, res, g):
     for i, d in enumerate(order):
         inv[d] = i
     return (xp.permute_dims(gs, tuple(inv)), None)
+
+
+def _mask_scatter(xp, mask, d, g, shape):
+    """Zeros of ``shape`` with ``g`` written where ``mask`` (over dimensions ``d`` ...) is
+    True: the VJP of ``x[..., mask, ...]``, from ``cumulative_sum``, ``take`` and ``where``
+    only (no boolean ``__setitem__``: lazy on Dask, valid on array_api_strict)."""
+    k = mask.ndim
+    flat = xp.reshape(mask, (-1,))
+    pos = xp.cumulative_sum(xp.astype(flat, xp.int64)) - 1
+    pos = xp.where(pos < 0, xp.zeros_like(pos), pos)
+    if g.shape[d] == 0:
+        return xp.zeros(shape, dtype=g.dtype)
+    vals = xp.take(g, pos, axis=d)  # (..., mask.size, ...)
+    vals = xp.reshape(vals, tuple(shape))
+    m = xp.reshape(mask, (1,) * d + tuple(mask.shape) + (1,) * (len(shape) - d - k))
+    return xp.where(m, vals, xp.zeros_like(vals))
 
 
 def _empty(a):

@@ -37,6 +37,19 @@ class StrictBackend(HostRandomMixin, Backend):
         gathered with standard functions (``arrayflow.ops.manipulation.gather_key``)."""
         keys = key if isinstance(key, tuple) else (key,)
         xp = self.xp
+        if len(keys) > 1 and any(hasattr(k, "dtype") and xp.isdtype(k.dtype, "bool")
+                                 for k in keys):
+            # a mask beside other indices (the standard: only alone): its nonzero()
+            # integer arrays, one per masked dimension (eager, as NumPy does)
+            from arrayflow.ops.manipulation import gather_key
+
+            new = []
+            for k in keys:
+                if hasattr(k, "dtype") and xp.isdtype(k.dtype, "bool"):
+                    new.extend(xp.nonzero(k))
+                else:
+                    new.append(k)
+            return gather_key(xp, array, tuple(new))
         if any(hasattr(k, "dtype") and xp.isdtype(k.dtype, "integral") for k in keys) and \
                 not all(type(k) is int or hasattr(k, "dtype") for k in keys):
             from arrayflow.ops.manipulation import gather_key
