@@ -957,7 +957,7 @@ class Tensor:
         else:
             dev = _device_cls(device)
             if dev.type != "cuda":
-                raise ValueError(f"Tensor.cuda: invalid device, must be cuda device, got {dev}")
+                raise RuntimeError(f"Tensor.cuda: Invalid device, must be cuda device, got {dev}")
         return self.to(dev)
 
     def _new(self, fname, fn, args, kwargs):

@@ -107,6 +107,13 @@ def test_native_devices_still_work(backend):
         assert u.backend.name == backend and str(u.device) == str(dev)
 
 
+@pytest.mark.parametrize("lib, nnm", [(af, nn), (torch, torch.nn)], ids=["arrayflow", "torch"])
+def test_cuda_with_a_cpu_device_raises(lib, nnm):
+    for call in (lambda: lib.zeros(1).cuda("cpu"), lambda: nnm.Linear(1, 1).cuda("cpu")):
+        with pytest.raises(RuntimeError, match="Invalid device, must be cuda device"):
+            call()
+
+
 def test_to_dtype_is_differentiable_like_torch(backend):
     ours = af.asarray([1.0, 2.0], dtype=af.float32)
     ours.requires_grad_(True)

@@ -1184,6 +1184,8 @@ class Module:
             dev = _device_cls("cuda", device)
         else:
             dev = _device_cls(device)
+            if dev.type != "cuda":
+                raise RuntimeError(f"Module.cuda: Invalid device, must be cuda device, got {dev}")
         # resolve before moving anything: a failed call changes nothing
         from .. import _backend
         from .._device import resolve_device
