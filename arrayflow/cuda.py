@@ -9,7 +9,8 @@ from __future__ import annotations
 from . import _backend
 from ._device import _declared_types
 
-__all__ = ["is_available", "device_count"]
+__all__ = ["is_available", "device_count", "current_device", "synchronize", "manual_seed",
+           "manual_seed_all"]
 
 
 def _usable():
@@ -44,3 +45,56 @@ def device_count() -> int:
         return len(usable[0].devices())
     except Exception:
         return 0
+
+
+def _first(fname: str):
+    usable = _usable()
+    if usable:
+        return usable[0]
+    from ._device import _backend_for, device
+
+    _backend_for(device("cuda"), _backend.get_backend(), fname)  # raises, with the reasons
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def current_device() -> int:
+    """The index of the CUDA device new arrays go to (PyTorch ``torch.cuda.current_device``).
+
+    Raises
+    ------
+    BackendUnavailableError
+        A ``RuntimeError`` when no CUDA backend can run here, saying what to install.
+    """
+    b = _first("arrayflow.cuda.current_device")
+    return list(b.devices()).index(b.default_device())
+
+
+def synchronize() -> None:
+    """Wait for the work queued on the CUDA backend to finish (``torch.cuda.synchronize``).
+
+    Raises
+    ------
+    BackendUnavailableError
+        A ``RuntimeError`` when no CUDA backend can run here, saying what to install.
+    """
+    _first("arrayflow.cuda.synchronize").materialize()
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the random generators of the CUDA backends only; silently nothing when none
+    is usable (PyTorch ``torch.cuda.manual_seed``). ``arrayflow.manual_seed`` seeds every
+    backend.
+
+    Raises
+    ------
+    TypeError
+        If ``seed`` is not an int.
+    """
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise TypeError(f"arrayflow.cuda.manual_seed: argument 'seed' must be an int, got "
+                        f"{seed!r}")
+    for b in _usable():
+        b.set_seed(seed)
+
+
+manual_seed_all = manual_seed

@@ -57,6 +57,20 @@ def test_cuda_queries_match_this_machine():
         assert torch.cuda.is_available() is False and torch.cuda.device_count() == 0
 
 
+@pytest.mark.skipif(not NO_GPU, reason="a CUDA device is present")
+def test_cuda_module_without_gpu_like_torch():
+    # seeding is silently nothing (PyTorch); queries that need a device raise
+    for lib in (torch, af):
+        assert lib.cuda.manual_seed(1) is None and lib.cuda.manual_seed_all(2) is None
+    for name in ("current_device", "synchronize"):
+        with pytest.raises(AssertionError):
+            getattr(torch.cuda, name)()
+        with pytest.raises(af.BackendUnavailableError, match="pip install"):
+            getattr(af.cuda, name)()
+    with pytest.raises(TypeError, match="seed"):
+        af.cuda.manual_seed(1.5)
+
+
 def test_default_device_is_cpu(backend):
     assert af.get_default_device() == af.device("cpu") or backend == "cupy"
     assert repr(torch.get_default_device()) == repr(af.device("cpu"))
@@ -171,6 +185,12 @@ def fake_cuda(monkeypatch):
 
 def test_fake_cuda_mapping(fake_cuda):
     assert af.cuda.is_available() and af.cuda.device_count() == 2
+    assert af.cuda.current_device() == 0
+    af.cuda.synchronize()
+    af.cuda.manual_seed(3)
+    a = af.randn(4, device="cuda").numpy()
+    af.cuda.manual_seed(3)
+    np.testing.assert_array_equal(af.randn(4, device="cuda").numpy(), a)
     t = af.zeros(2, 3, device="cuda")
     assert t.backend.name == "fakecuda"
     assert af.ones(2, device="cuda:1").backend.name == "fakecuda"
