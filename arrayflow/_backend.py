@@ -371,8 +371,12 @@ class Backend:
         return self is other or self.name == other.name
 
     def format_array(self, array) -> str:
-        """The values part of a Tensor's repr (never computes lazy arrays)."""
-        return str(self.to_host(array))
+        """The values part of a Tensor's repr, in PyTorch's format (``[[1., 2.],\n ...]``,
+        for a prefix of ``len("tensor(")``), from :meth:`to_host`. Lazy backends override
+        it: a repr never computes."""
+        from ._format import format_host
+
+        return format_host(self.to_host(array))
 
     def with_options(self, **options) -> Backend:
         """A backend of the same kind configured with ``options``."""

@@ -772,26 +772,48 @@ class Tensor:
     def __repr__(self) -> str:
         """PyTorch's format: ``tensor([1., 2.], dtype=float64, requires_grad=True)``.
 
-        As PyTorch shows the device only when it is not the default device, the
-        backend is shown when it is not the current backend (``backend='dask'``); the
-        dtype is shown unless it is the default floating dtype, its complex
-        counterpart, ``int64`` or ``bool`` (PyTorch's rule).
+        The values as PyTorch prints them (:mod:`arrayflow._format`: 4 decimals,
+        common width, scientific notation and summarisation by PyTorch's rules). As
+        PyTorch shows the device only when it is not the default device, the backend is
+        shown when it is not the current backend (``backend='dask'``); the dtype is
+        shown unless it is the default floating dtype, its complex counterpart,
+        ``int64`` or ``bool`` (for an empty Tensor: unless it is the default dtype,
+        with its ``size=`` when not 1-D), PyTorch's rules.
         """
         b = self._backend
-        values = b.format_array(self._cell.array)
-        extra = ""
+        prefix = "tensor(" if type(self) is Tensor else f"{type(self).__name__}("
+        indent = len(prefix)
+        values = b.format_array(self._cell.array)  # laid out after "tensor(" (7 columns)
+        if indent != 7:
+            values = values.replace("\n" + " " * 7, "\n" + " " * indent)
+        suffixes = []
         if b.name != _backend.get_backend().name:
-            extra += f", backend={b.name!r}"
+            suffixes.append(f"backend={b.name!r}")
         dflt = _dtypes.get_default_dtype()
-        dflt_complex = _dtypes.complex128 if dflt == _dtypes.float64 else _dtypes.complex64
-        if self.dtype not in (dflt, dflt_complex, _dtypes.int64, _dtypes.bool):
-            extra += f", dtype={self.dtype}"
+        if self.size == 0:  # PyTorch: "tensor([], size=(0, 3), dtype=int64)"
+            if self.ndim != 1:
+                suffixes.append(f"size={self.shape}")
+            if self.dtype != dflt:
+                suffixes.append(f"dtype={self.dtype}")
+        else:
+            dflt_complex = _dtypes.complex128 if dflt == _dtypes.float64 else _dtypes.complex64
+            if self.dtype not in (dflt, dflt_complex, _dtypes.int64, _dtypes.bool):
+                suffixes.append(f"dtype={self.dtype}")
         if self.grad_fn is not None:
-            extra += f", grad_fn=<{type(self.grad_fn).__name__}>"
+            suffixes.append(f"grad_fn=<{type(self.grad_fn).__name__}>")
         elif self._requires_grad:
-            extra += ", requires_grad=True"
-        name = "tensor" if type(self) is Tensor else type(self).__name__
-        return f"{name}({values}{extra})"
+            suffixes.append("requires_grad=True")
+        # PyTorch's _add_suffixes: a suffix that would pass column 80 starts a new line
+        text = prefix + values
+        last = len(text) - text.rfind("\n") + 1
+        for s in suffixes:
+            if last + len(s) + 2 > 80:
+                text += ",\n" + " " * indent + s
+                last = indent + len(s)
+            else:
+                text += ", " + s
+                last += len(s) + 2
+        return text + ")"
 
     __str__ = __repr__
 

@@ -93,7 +93,3 @@ class CupyBackend(Backend):
             raise ValueError(f"random: unknown kind {kind!r}")
         return out.astype(dtype)
 
-    def format_array(self, array):
-        import numpy as np
-
-        return np.array2string(self.to_host(array), separator=", ", prefix="tensor(")

@@ -82,7 +82,3 @@ class NumpyBackend(HostRandomMixin, Backend):
     def from_host(self, array, *, device=None):
         return array
 
-    def format_array(self, array):
-        import numpy as np
-
-        return np.array2string(np.asarray(array), separator=", ", prefix="tensor(")

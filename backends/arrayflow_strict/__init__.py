@@ -67,7 +67,3 @@ class StrictBackend(HostRandomMixin, Backend):
             return self.xp.asarray(array)
         return self.xp.asarray(array, device=device)
 
-    def format_array(self, array):
-        import numpy as np
-
-        return np.array2string(np.asarray(array), separator=", ", prefix="tensor(")
