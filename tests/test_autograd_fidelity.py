@@ -543,3 +543,25 @@ def test_non_scalar_backward_needs_a_gradient_as_torch(backend):
         with pytest.raises(RuntimeError,
                            match="grad can be implicitly created only for scalar outputs"):
             (x * 2).backward()
+
+
+def test_assigning_a_grad_of_the_wrong_shape_or_dtype_raises_as_torch(backend):
+    for lib, x in zip((torch, af), _pair([1.0, 2.0, 3.0], True)):
+        with pytest.raises(RuntimeError, match="attempting to assign a gradient of size"):
+            x.grad = lib.ones(2)
+        with pytest.raises(RuntimeError, match="attempting to assign a gradient with dtype"):
+            x.grad = lib.ones(3, dtype=lib.float64)
+        with pytest.raises(TypeError, match="assigned grad expected to be a Tensor or None"):
+            x.grad = 1.0
+        assert x.grad is None  # a failed assignment changes nothing
+        x.grad = lib.ones(3)
+        (x * 2).sum().backward()  # accumulates into the assigned gradient, not broadcast
+        assert_allclose(_np(x.grad), [3.0, 3.0, 3.0])
+
+
+def test_assigning_a_grad_on_another_backend_raises(backend):
+    if backend == "numpy":
+        pytest.skip("needs a second backend")
+    x = af.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="attempting to assign a gradient on backend"):
+        x.grad = af.ones(3).to("numpy")

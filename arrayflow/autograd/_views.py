@@ -38,8 +38,12 @@ _BASIC = (int, slice, type(None), type(Ellipsis))
 
 
 def _basic_key(key) -> bool:
-    items = key if type(key) is tuple else (key,)
-    return all(type(k) in _BASIC for k in items)
+    if type(key) is not tuple:
+        return type(key) in _BASIC
+    for k in key:
+        if type(k) not in _BASIC:
+            return False
+    return True
 
 
 class Step:
@@ -59,12 +63,11 @@ class Step:
 
     def scatter(self, a, new):
         """Raw array ``a`` with this view's elements replaced by ``new`` (a new array)."""
-        xp = self.backend._xp or self.backend.xp
-        if self.kind == "index":
-            import array_api_extra as xpx
+        if self.kind == "index":  # index_put's own rule: the same key normalisation
+            from ..ops.manipulation import index_put
 
-            return xpx.at(a, self.rest[0]).set(new, copy=True, xp=xp)
-        return self.op.vjp(xp, self.res, new)[0]
+            return index_put.forward(self.backend, a, self.rest[0], new)[0]
+        return self.op.vjp(self.backend._xp or self.backend.xp, self.res, new)[0]
 
     def fwd_t(self, t):
         """The view of Tensor ``t``, recorded."""
@@ -101,12 +104,10 @@ def scatter_chain(steps, a, new):
 
 def on_view(op_, backend, x, rest, kwargs, out, res):
     """Called by the dispatcher after a view op made Tensor ``out`` from Tensor ``x``."""
-    from ..tensor import _ViewCell
-
-    kind = VIEW_OPS[op_.name]
+    kind = op_.view
     if kind == "index" and not _basic_key(rest[0]):
         return
-    step = Step(op_, backend, tuple(rest), dict(kwargs), res, kind)
+    step = Step(op_, backend, tuple(rest), dict(kwargs) if kwargs else _NO_KW, res, kind)
     xc = x._cell
     grad_mode = _enabled.get()
     if type(xc) is _ViewCell:
@@ -131,6 +132,10 @@ def on_view(op_, backend, x, rest, kwargs, out, res):
         views.append(cell.owner)
 
 
+_NO_KW: dict = {}
+_ViewCell = None  # arrayflow.tensor._ViewCell, set by install()
+
+
 def _replay(cell):
     t = cell.base
     for s in cell.steps[len(cell.steps) - cell.n_grad:]:
@@ -141,8 +146,6 @@ def _replay(cell):
 def refresh(root, also=None):
     """Give every live view of ``root`` (and ``also``) the history of its view op
     applied to its base again, after a recorded write changed the storage."""
-    from ..tensor import _ViewCell
-
     todo = [r() for r in (root.views or ())]
     if also is not None:
         todo.append(also)
@@ -187,7 +190,9 @@ def rebase_view(view, result):
 
 def install():
     """Mark the view ops in the op table and hand :func:`on_view` to the dispatcher."""
+    global _ViewCell
     from ..ops import _registry
+    from ..tensor import _ViewCell
 
     for name in VIEW_OPS:
         op_ = _registry.OPS.get(name)

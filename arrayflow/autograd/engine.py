@@ -255,11 +255,12 @@ def _accumulate_leaf(leaf, g, create_graph):
         gt = gt.detach().as_subclass(cls) if cls is not _registry.Tensor and \
             _registry._subclass_dispatches(cls) else gt.detach()
     with _grad_lock:  # backward from several threads into one leaf loses nothing
-        if leaf.grad is None:
-            leaf.grad = gt
+        old = leaf._grad
+        if old is None:
+            leaf._grad = gt
         else:
-            leaf.grad = leaf.grad + gt if create_graph else _as_tensor(
-                leaf.grad._cell.array + gt._cell.array, backend)
+            leaf._grad = old + gt if create_graph else _as_tensor(
+                old._cell.array + gt._cell.array, backend)
 
 
 def _check_anomaly(node, in_grads):

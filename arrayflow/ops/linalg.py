@@ -563,18 +563,18 @@ def _pinv_vjp(xp, res, g):
 @qr.defvjp
 def _qr_vjp(xp, res, gQ, gR):
     # Reduced QR with m >= n (PyTorch linalg_qr_backward):
-    # M = R gR^T - gQ^T Q; gA = (gQ + Q copyltu(M)) R^{-T}.
+    # M = R gR^H - gQ^H Q; gA = (gQ + Q copyltu(M)) R^{-H}.
     (Q, R), mode = res
     m, n = Q.shape[-2], R.shape[-1]
     if m < n or (mode != "reduced" and m != n):  # square: 'complete' is 'reduced' (PyTorch)
         raise NotImplementedError(
             "arrayflow.linalg.qr: the gradient is implemented for mode='reduced' with "
             "rows >= columns, and for square input")
-    M = xp.matmul(R, _mT(xp, gR)) - xp.matmul(_mT(xp, gQ), Q)
+    M = xp.matmul(R, _mH(xp, gR)) - xp.matmul(_mH(xp, gQ), Q)
     low = xp.tril(M, k=-1)
-    copyltu = low + _mT(xp, low) + xp.tril(xp.triu(M))
+    copyltu = low + _mH(xp, low) + xp.tril(xp.triu(M))
     b = gQ + xp.matmul(Q, copyltu)
-    return (xp.matmul(b, _mT(xp, xp.linalg.inv(R))),)
+    return (xp.matmul(b, _mH(xp, xp.linalg.inv(R))),)
 
 
 @slogdet.defvjp
@@ -603,8 +603,9 @@ def _solve_vjp(xp, res, g):
 
 
 def _svd_grad(xp, U, S, Vh, gU, gS, gVh):
-    # Townsend (2016), reduced SVD, real: A = U diag(S) Vh.
-    V = _mT(xp, Vh)
+    # Townsend (2016), reduced SVD A = U diag(S) Vh; complex as PyTorch's svd_backward:
+    # conjugate transposes, and the term 1j * im(diag(U^H gU)) / S on the diagonal.
+    V = _mH(xp, Vh)
     k = S.shape[-1]
     eye = xp.eye(k, dtype=S.dtype)
     s_row = xp.expand_dims(S, axis=-2)
@@ -615,20 +616,25 @@ def _svd_grad(xp, U, S, Vh, gU, gS, gVh):
         F = (1 - eye) / (diff + eye)
         Sm = xp.expand_dims(S, axis=-1) * eye
         if gU is not None:
-            J = F * (xp.matmul(_mT(xp, U), gU) - xp.matmul(_mT(xp, gU), U))
+            UhgU = xp.matmul(_mH(xp, U), gU)
+            J = F * (UhgU - _mH(xp, UhgU))
             inner = inner + xp.matmul(J, Sm)
+            if _is_complex(xp, U):
+                im = xp.imag(xp.linalg.diagonal(UhgU)) / S
+                inner = inner + xp.astype(xp.expand_dims(im, axis=-1) * eye, U.dtype) * 1j
         if gVh is not None:
-            gV = _mT(xp, gVh)
-            K = F * (xp.matmul(_mT(xp, V), gV) - xp.matmul(_mT(xp, gV), V))
+            gV = _mH(xp, gVh)
+            VhgV = xp.matmul(Vh, gV)
+            K = F * (VhgV - _mH(xp, VhgV))
             inner = inner + xp.matmul(Sm, K)
     gA = xp.matmul(xp.matmul(U, inner), Vh)
     m, n = U.shape[-2], Vh.shape[-1]
     s_inv = 1 / S
     if gU is not None and m > k:
-        proj = xp.eye(m, dtype=S.dtype) - xp.matmul(U, _mT(xp, U))
+        proj = xp.eye(m, dtype=U.dtype) - xp.matmul(U, _mH(xp, U))
         gA = gA + xp.matmul(xp.matmul(proj, gU) * xp.expand_dims(s_inv, axis=-2), Vh)
     if gVh is not None and n > k:
-        proj = xp.eye(n, dtype=S.dtype) - xp.matmul(V, Vh)
+        proj = xp.eye(n, dtype=U.dtype) - xp.matmul(V, Vh)
         gA = gA + xp.matmul(U * xp.expand_dims(s_inv, axis=-2), xp.matmul(gVh, proj))
     return gA
 
@@ -687,20 +693,42 @@ def _vector_norm_vjp(xp, res, g):
     return (xp.sign(x) * ax ** (ord - 1) * scale,)
 
 
-def _complex_only(name):
-    def vjp(xp, res, *gs):
-        raise NotImplementedError(
-            f"arrayflow.linalg.{name}: its outputs are complex, and complex autograd is not "
-            f"implemented yet (it is planned as its own feature)")
-    return vjp
+def _eig_grad(xp, L, V, gL, gV):
+    # PyTorch's linalg_eig_backward (general square A = V diag(L) V^{-1}, unit columns):
+    # gA = V^{-H} (diag(gL) + (V^H gV - V^H V re(diag(V^H gV))) / conj(L_j - L_i)) V^H,
+    # the fraction off the diagonal only.
+    n = L.shape[-1]
+    eye = xp.eye(n, dtype=V.dtype)
+    inner = None
+    if gV is not None:
+        VhgV = xp.matmul(_mH(xp, V), gV)
+        d = xp.astype(xp.real(xp.linalg.diagonal(VhgV)), V.dtype)
+        P = VhgV - xp.matmul(_mH(xp, V), V * xp.expand_dims(d, axis=-2))
+        E = xp.conj(xp.expand_dims(L, axis=-2) - xp.expand_dims(L, axis=-1)) + eye
+        inner = P / E * (1 - eye)
+    if gL is not None:
+        dg = xp.expand_dims(gL, axis=-1) * eye
+        inner = dg if inner is None else inner + dg
+    Vh = _mH(xp, V)
+    return xp.linalg.solve(Vh, xp.matmul(inner, Vh))
 
 
-eig.defvjp(_complex_only("eig"))
-eigvals.defvjp(_complex_only("eigvals"))
+@eig.defvjp
+def _eig_vjp(xp, res, gL, gV):
+    L, V = res
+    return (_eig_grad(xp, L, V, gL, gV),)
 
 
-# Checked against PyTorch with complex inputs (tests/test_complex_autograd.py); the others
-# (qr, svd, eig, eigvals) raise NotImplementedError when a complex value requires grad.
+@eigvals.defvjp
+def _eigvals_vjp(xp, res, g):
+    (x,) = res
+    L, V = (xp.linalg.eig if hasattr(xp.linalg, "eig") else _la(xp, "eig"))(x)
+    return (_eig_grad(xp, L, V, g, None),)
+
+
+# Checked against PyTorch with complex inputs (tests/test_complex_autograd.py). Unlike
+# PyTorch, the eigenvector and singular vector rules (eig, eigh, svd) do not check that the
+# loss is invariant to the phase of each vector (they never read values).
 _mark_complex_ok(matmul, matrix_transpose, tensordot, vecdot, cholesky, cross, det, diagonal,
-                 eigh, eigvalsh, inv, matrix_norm, matrix_power, outer, pinv, slogdet, solve,
-                 svdvals, trace, vector_norm)
+                 eig, eigh, eigvals, eigvalsh, inv, matrix_norm, matrix_power, outer, pinv, qr,
+                 slogdet, solve, svd, svdvals, trace, vector_norm)
