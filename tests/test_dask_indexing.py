@@ -72,9 +72,6 @@ def test_setitem_boolean_mask(backend):
 
 
 def test_setitem_boolean_mask_broadcast_row(backend):
-    if backend == "dask":
-        pytest.xfail("known gap: Dask's __setitem__ rejects a row value broadcast over a "
-                     "1-D mask of a 2-D array (docs/dask.md)")
     m = X > 0
     xa, xt = af.asarray(X), torch.tensor(X)
     row = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)
@@ -170,3 +167,29 @@ def test_python_conversions_compute(backend):
     assert bool(af.asarray(np.array(0.0)) * 1.0) is False
     n = af.asarray(np.array(3)) + 0
     assert [10, 20, 30, 40][n] == 40  # __index__
+
+
+def test_setitem_boolean_mask_with_one_value_per_true_element(backend):
+    m = X > 0
+    vals = np.arange(int(m.sum()), dtype=np.float32)
+    va = af.asarray(vals, requires_grad=True)
+    vt = torch.tensor(vals, requires_grad=True)
+    xa = af.asarray(X, requires_grad=True) * 1.0
+    xt = torch.tensor(X, requires_grad=True) * 1.0
+    xa[af.asarray(m)] = va * 2.0
+    xt[torch.tensor(m)] = vt * 2.0
+    w = np.arange(12, dtype=np.float32).reshape(3, 4)
+    (xa * af.asarray(w)).sum().backward()
+    (xt * torch.tensor(w)).sum().backward()
+    assert_allclose(xa.detach().numpy(), xt.detach().numpy())
+    assert_allclose(va.grad.numpy(), vt.grad.numpy())
+
+
+def test_setitem_boolean_mask_wrong_value_count_raises(backend):
+    m = X > 0
+    with pytest.raises(RuntimeError, match="shape mismatch"):
+        torch.tensor(X)[torch.tensor(m)] = torch.zeros(5)
+    xa = af.asarray(X)
+    with pytest.raises(ValueError):  # NumPy's type, on every backend (Dask: when computed)
+        xa[af.asarray(m)] = af.asarray(np.zeros(5, dtype=np.float32))
+        xa.numpy()

@@ -888,20 +888,69 @@ def index_put(backend, x, key, values, /):
         key = tuple(xp.reshape(k, (1,)) if i in lazy0 else k
                     for i, k in enumerate(key) if k is not None)
         if cond is False:
-            return xp.asarray(x, copy=True), (key, vshape, rshape, cond)
+            return xp.asarray(x, copy=True), (key, vshape, rshape, cond, None)
         tshape = tuple(backend.getitem(x, key).shape)
         v = values if _is_arr(values) else xp.asarray(values, dtype=x.dtype)
         v = xp.broadcast_to(v, rshape)
         if cond is not None:
             v = xp.where(cond, v, xp.reshape(backend.getitem(x, key), rshape))
         values = xp.reshape(v, tshape)
+    if backend.lazy and _is_arr(values) and _is_bool_arr(key[0]) and all(
+            k is Ellipsis or (type(k) is slice and k == slice(None)) for k in key[1:]):
+        # Dask: ``x[mask] = v`` with an array ``v`` (nnz values, or a row broadcast
+        # along the mask) needs the unknown number of True elements; written with
+        # ``where`` and a gather at the running count instead, lazily.
+        out, n = _mask_put(backend, xp, x, key[0], values)
+        return out, (key, vshape, rshape, cond, (key[0], n))
     k1 = key[0] if len(key) == 1 else key  # Dask's __setitem__ wants a lone mask bare
-    return xpx.at(x, k1).set(values, copy=True, xp=xp), (key, vshape, rshape, cond)
+    return xpx.at(x, k1).set(values, copy=True, xp=xp), (key, vshape, rshape, cond, None)
+
+
+def _mask_put(backend, xp, x, mask, v):
+    """``x`` with ``x[mask] = v`` (``mask`` over the leading dimensions) from ``where``,
+    ``cumulative_sum`` and ``take``; returns the result and the length of ``v``'s mask
+    axis (None when ``v`` broadcasts along it). A ``v`` with as many rows as the mask has
+    True elements is checked to have exactly that many (PyTorch's error) through
+    ``Backend.check_values``: lazily, when the result is computed."""
+    k = mask.ndim
+    rest = tuple(x.shape[k:])
+    mb = xp.reshape(mask, tuple(mask.shape) + (1,) * len(rest))
+    v = xp.astype(v, x.dtype) if v.dtype != x.dtype else v
+    if v.ndim <= len(rest) or v.shape[0] == 1:
+        if v.ndim > len(rest):
+            v = xp.reshape(v, tuple(v.shape[1:]))
+        return xp.where(mb, v, x), None
+    n = v.shape[0]
+    flat = xp.astype(xp.reshape(mask, (-1,)), xp.int64)
+    count = backend.check_values(
+        xp.sum(flat), lambda xq, a: a == n,
+        lambda xq, a, ok: ValueError(
+            f"arrayflow.index_put: shape mismatch: value tensor of shape {list(v.shape)} "
+            f"cannot be broadcast to indexing result of shape "
+            f"{[int(a)] + [int(d) for d in v.shape[1:]]}"))
+    pos = xp.cumulative_sum(flat) - 1 + (count - count)  # the check joins the graph
+    pos = xp.where(pos < 0, xp.zeros_like(pos), pos)
+    vals = xp.reshape(xp.take(v, pos, axis=0), tuple(x.shape))
+    return xp.where(mb, vals, x), n
 
 
 @index_put.defvjp
 def _index_put_vjp(xp, res, g):
-    key, vshape, rshape, cond = res
+    key, vshape, rshape, cond, mput = res
+    if mput is not None:
+        mask, n = mput
+        k = mask.ndim
+        rest = tuple(g.shape[k:])
+        mb = xp.reshape(mask, tuple(mask.shape) + (1,) * len(rest))
+        zero = xp.zeros_like(g)
+        gsel = xp.where(mb, g, zero)
+        if n is None:
+            gv = _sum_to(xp, xp.sum(gsel, axis=tuple(range(k))), vshape)
+        else:
+            cs = xp.cumulative_sum(xp.astype(xp.reshape(mask, (-1,)), xp.int64))
+            rows = xp.searchsorted(cs, xp.arange(1, n + 1, dtype=cs.dtype), side="left")
+            gv = _sum_to(xp, xp.take(xp.reshape(g, (-1,) + rest), rows, axis=0), vshape)
+        return (xp.where(mb, zero, g), None, gv)
     if cond is False:
         return (g, None, None if vshape is None else xp.zeros(vshape, dtype=g.dtype))
     gk = _get(g, key)
