@@ -40,7 +40,8 @@ __all__ = [
     "disable_arrayflow_function_subclass", "disabled_arrayflow_function_impl",
     "explain_dispatch", "get_ignored_functions", "get_overridable_functions",
     "get_testing_overrides", "handle_arrayflow_function", "has_arrayflow_function",
-    "is_tensor_like", "overridable", "protocol_method", "resolve_name", "DispatchReport",
+    "is_tensor_like", "overridable", "protocol_form", "protocol_method", "resolve_name",
+    "DispatchReport",
 ]
 
 _State = _registry.DispatchState
@@ -151,14 +152,7 @@ def protocol_method(t: type, instance=None, *, mode: bool = False):
         method and no ``instance`` was given.
     """
     global _plain_method_warned
-    for klass in t.__mro__:
-        if "__arrayflow_function__" in vars(klass):
-            raw = vars(klass)["__arrayflow_function__"]
-            break
-    else:
-        raise TypeError(f"protocol_method: {t.__name__} does not define "
-                        f"__arrayflow_function__")
-    if isinstance(raw, (classmethod, staticmethod)) or not inspect.isfunction(raw):
+    if protocol_form(t) != "instance method":
         return t.__arrayflow_function__  # bound to the class, or static
     if instance is None:
         raise TypeError(f"protocol_method: {t.__name__}.__arrayflow_function__ is a plain "
@@ -169,7 +163,31 @@ def protocol_method(t: type, instance=None, *, mode: bool = False):
             "Defining your `__arrayflow_function__` as a plain method is deprecated and will "
             "be an error in future, please define it as a classmethod.", UserWarning,
             stacklevel=4)
-    return raw.__get__(instance, t)
+    return t.__arrayflow_function__.__get__(instance, t)
+
+
+def protocol_form(t: type) -> str:
+    """How type ``t`` spells ``__arrayflow_function__``: ``"classmethod"``,
+    ``"staticmethod"``, ``"instance method"`` (a plain function in the class body, bound
+    to an instance by :func:`protocol_method`) or ``"other"`` (a callable object).
+
+    Raises
+    ------
+    TypeError
+        If ``t`` does not define ``__arrayflow_function__``.
+    """
+    for klass in t.__mro__:
+        if "__arrayflow_function__" in vars(klass):
+            raw = vars(klass)["__arrayflow_function__"]
+            break
+    else:
+        raise TypeError(f"protocol_method: {t.__name__} does not define "
+                        f"__arrayflow_function__")
+    if isinstance(raw, classmethod):
+        return "classmethod"
+    if isinstance(raw, staticmethod):
+        return "staticmethod"
+    return "instance method" if inspect.isfunction(raw) else "other"
 
 
 def _qualname(func) -> str:

@@ -214,6 +214,11 @@ def test_plain_method_duck_type_has_the_classmethod_coverage():
     assert plain.meta["coverage"] == report.meta["coverage"] == 100.0
     assert {r.name: r.status for r in plain.results} == \
         {r.name: r.status for r in report.results}
+    assert report.meta["protocol_form"] == "classmethod"
+    assert plain.meta["protocol_form"] == "instance method"
+    note = "note: __arrayflow_function__ is a plain instance method"
+    assert note in tensor_like.format_summary(plain)
+    assert note not in tensor_like.format_summary(report)
 
 
 @pytest.fixture(scope="module")

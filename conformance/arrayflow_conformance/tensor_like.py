@@ -602,6 +602,7 @@ def run(args, progress) -> Report:
         ``implement_next`` and counts.
     """
     import arrayflow as af
+    from arrayflow import overrides
 
     t0 = time.perf_counter()
     seed = getattr(args, "seed", 0) or 0
@@ -627,7 +628,9 @@ def run(args, progress) -> Report:
             return report
         if not isinstance(cls, type):
             cls = type(probe)
-        if not hasattr(type(probe), "__arrayflow_function__"):
+        try:  # the lookup dispatch uses (a plain instance method is accepted, as in PyTorch)
+            report.meta["protocol_form"] = overrides.protocol_form(type(probe))
+        except TypeError:
             report.add(CheckResult(SUITE, "setup", "instance", "error",
                                    detail=f"{type(probe).__name__} does not define "
                                           "__arrayflow_function__", repro=repro))
@@ -710,6 +713,10 @@ def format_summary(report: Report) -> str:
         shown = todo[:25]
         lines.append(f"implement next ({len(todo)}): " + ", ".join(shown)
                      + (f", ... ({len(todo) - len(shown)} more)" if len(todo) > len(shown) else ""))
+    if meta.get("protocol_form") == "instance method":
+        lines.append("note: __arrayflow_function__ is a plain instance method: it works (bound "
+                     "to the instance, as PyTorch does) but PyTorch deprecates it; define it "
+                     "as a classmethod")
     for r in report.results:
         if r.group == "coverage":
             lines.append(f"fail-under: {r.status}: {r.detail}")

@@ -187,6 +187,8 @@ def test_protocol_method_is_the_one_lookup():
     assert overrides.protocol_method(Static)("f", (), (), {}) == "static"
     with pytest.raises(TypeError, match="plain instance method"):
         overrides.protocol_method(Plain)
+    assert [overrides.protocol_form(c) for c in (Plain, Klass, Static)] == [
+        "instance method", "classmethod", "staticmethod"]
     with pytest.raises(TypeError, match="does not define __arrayflow_function__"):
         overrides.protocol_method(int)
     # Tensor subclasses use Tensor's classmethod default
