@@ -335,6 +335,17 @@ def test_structural_ops(backend, case):
     assert_grads_match(f, ft, [Z])
 
 
+def test_implicit_gradient_of_a_complex_scalar_raises_as_torch():
+    z = af.asarray(V3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="only for real scalar outputs"):
+        af.sum(z * z).backward()
+    zt = torch.tensor(V3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="only for real scalar outputs"):
+        (zt * zt).sum().backward()
+    with pytest.raises(RuntimeError, match="only for real scalar outputs"):
+        af.autograd.grad(af.sum(z * z), [z])
+
+
 def test_second_order_matches_torch(backend):
     # create_graph=True runs the complex rules on Tensors: d/dz of re(sum(exp(z) * z)) grad.
     z = af.asarray(V3, requires_grad=True)

@@ -30,11 +30,11 @@ def test_non_differentiable_ops_are_declared_so():
 def test_every_differentiable_op_is_gradchecked():
     checked = {c.op for c in GRAD_CASES}
     exempt = {c.op for c in CASES if not c.gradcheck}
-    # Complex-valued transforms: their backward raises NotImplementedError until complex
-    # autograd lands (test_complex_backward_raises_naming_the_op).
+    # Complex-valued transforms: finite differences need real inputs and outputs; their
+    # complex VJPs are compared with PyTorch in tests/test_complex_autograd.py.
     exempt |= {n for n in OPS if n.startswith("fft.") and n not in ("fft.fftshift",
                                                                       "fft.ifftshift")}
-    exempt.add("imag")  # complex input only (the standard), so complex autograd
+    exempt.add("imag")  # complex input only (the standard): tests/test_complex_autograd.py
     unchecked = sorted(n for n, o in OPS.items()
                        if o.differentiable and n not in checked and n not in exempt)
     assert unchecked == []

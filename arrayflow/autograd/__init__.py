@@ -63,6 +63,10 @@ def _root_grads(fname, outputs, grads):
                 raise RuntimeError(
                     f"{fname}: grad can be implicitly created only for scalar outputs; output "
                     f"{i} has shape {o.shape}: pass the gradient explicitly")
+            if o.dtype.kind == "complex floating":  # PyTorch: a complex loss is ambiguous
+                raise RuntimeError(
+                    f"{fname}: grad can be implicitly created only for real scalar outputs "
+                    f"but got {o.dtype}")
             g = ones_like(o)
         elif not isinstance(g, Tensor):
             raise TypeError(f"{fname}: gradient {i} must be a Tensor or None, got "
