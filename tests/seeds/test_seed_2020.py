@@ -349,3 +349,21 @@ def test_2020_ignored_functions():
     # an ignored function never consults __arrayflow_function__
     a = C.define(SCALAR)
     assert arrayflow.is_tensor(a["ScalarTensor"](2, 2)) is False
+
+
+@pytest.mark.parametrize("backend", ["numpy", "strict"], indirect=True)
+def test_2020_note_3_higher_order(backend):
+    # NOTE 3: "if backward is implemented with differentiable operations ... higher order
+    # derivatives will work"; the note points to gradgradcheck for checking them
+    a, t = C.both([S["linear_function"], S["linear_alias"], S["mul_constant"]])
+    rng = np.random.default_rng(4)
+    x, w, b = rng.normal(size=(4, 3)), rng.normal(size=(2, 3)), rng.normal(size=(2,))
+    for ns, lib in ((a, arrayflow), (t, torch)):
+        if lib is arrayflow:
+            ins = tuple(arrayflow.asarray(v, dtype=arrayflow.float64, requires_grad=True)
+                        for v in (x, w, b))
+        else:
+            ins = tuple(torch.tensor(v, requires_grad=True) for v in (x, w, b))
+        assert lib.autograd.gradgradcheck(ns["linear"], ins, eps=1e-6, atol=1e-4)
+        assert lib.autograd.gradgradcheck(lambda v, ns=ns: ns["MulConstant"].apply(v, 2.5),
+                                          (ins[0],), eps=1e-6, atol=1e-4)
