@@ -56,6 +56,7 @@ from ._device import device, get_default_device, set_default_device
 from ._info import __array_namespace_info__
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,I001
 from .ops.chunking import *  # noqa: F403
+from .ops.comparison import *  # noqa: F403
 from .ops.creation import *  # noqa: F403
 from .ops.dtypes import *  # noqa: F403
 from .ops.elementwise import *  # noqa: F403
@@ -85,6 +86,7 @@ del half
 # to the function (torch.tensor).
 tensor = _sys.modules[__name__ + ".ops.creation"].tensor
 from .ops.aliases import *  # noqa: E402,F403
+from .ops.norms import norm  # noqa: E402
 
 
 def is_tensor(obj):

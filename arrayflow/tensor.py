@@ -1159,16 +1159,6 @@ class Tensor:
         return _s.argmin(self, axis=_axis("argmin", dim, axis),
                          keepdims=_keep("argmin", keepdim, keepdims))
 
-    def std(self, dim=None, keepdim=None, *, correction=0.0, axis=None, keepdims=None):
-        """Standard deviation (the standard's default ``correction=0``)."""
-        return _r.std(self, axis=_axis("std", dim, axis), correction=correction,
-                      keepdims=_keep("std", keepdim, keepdims))
-
-    def var(self, dim=None, keepdim=None, *, correction=0.0, axis=None, keepdims=None):
-        """Variance (the standard's default ``correction=0``)."""
-        return _r.var(self, axis=_axis("var", dim, axis), correction=correction,
-                      keepdims=_keep("var", keepdim, keepdims))
-
     def all(self, dim=None, keepdim=None, *, axis=None, keepdims=None) -> Tensor:
         """Logical AND reduction."""
         return _r.all(self, axis=_axis("all", dim, axis), keepdims=_keep("all", keepdim, keepdims))
@@ -1177,11 +1167,8 @@ class Tensor:
         """Logical OR reduction."""
         return _r.any(self, axis=_axis("any", dim, axis), keepdims=_keep("any", keepdim, keepdims))
 
-    def clamp(self, min=None, max=None) -> Tensor:
-        """Clamp to ``[min, max]`` (``clip``)."""
-        return _e.clip(self, min, max)
-
-    clip = clamp
+    # std, var, clamp and PyTorch's other methods beyond the standard (add_, copy_,
+    # masked_fill_, norm, ...) are in arrayflow/_tensor_methods.py (installed below).
 
     # --- in-place initializers -------------------------------------------------------
     def _random_fill(self, kind, **params) -> Tensor:
@@ -1306,14 +1293,13 @@ Tensor.__invert__ = _unary(_e.bitwise_invert, "__invert__")
 for _name in ("__getitem__", "__setitem__", "to", "to_device", "double", "float", "long",
               "astype", "clone", "mm", "matmul", "t", "unsqueeze", "squeeze", "expand_as",
               "expand", "reshape", "flatten", "permute", "transpose", "sum", "mean", "prod",
-              "max", "min", "argmax", "argmin", "std", "var", "all", "any", "clamp",
+              "max", "min", "argmax", "argmin", "all", "any",
               "uniform_", "normal_", "fill_", "zero_", "backward", "dim", "numel", "item",
               "tolist", "numpy", "rechunk", "persist", "compute"):
     setattr(Tensor, _name, overridable_method(vars(Tensor)[_name]))
 for _name in ("cpu", "cuda", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
     setattr(Tensor, _name, overridable_method(vars(Tensor)[_name]))
 Tensor.view = Tensor.reshape
-Tensor.clip = Tensor.clamp
 Tensor.__hash__ = object.__hash__  # __eq__ above would remove it
 
 # Element-wise functions as methods (PyTorch style: ``x.exp()``), and PyTorch's names.
@@ -1328,5 +1314,9 @@ _METHOD_OPS.update({
 for _name, _fn in _METHOD_OPS.items():
     if not hasattr(Tensor, _name):
         setattr(Tensor, _name, _fn)
+
+from . import _tensor_methods  # noqa: E402 - PyTorch's methods beyond the standard's
+
+_tensor_methods.install(Tensor)
 
 register_tensor_type(Tensor)

@@ -5,6 +5,7 @@ Importing this package registers every op in :data:`OPS`.
 
 from . import (
            chunking,
+           comparison,
            creation,
            dtypes,
            elementwise,
@@ -17,5 +18,5 @@ from . import (
 )
 from ._registry import OPS, Op, op
 
-__all__ = ["OPS", "Op", "op", "chunking", "creation", "dtypes", "elementwise", "fft", "linalg",
-           "manipulation", "reductions", "searching", "special"]
+__all__ = ["OPS", "Op", "op", "chunking", "comparison", "creation", "dtypes", "elementwise",
+           "fft", "linalg", "manipulation", "reductions", "searching", "special"]

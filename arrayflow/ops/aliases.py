@@ -21,7 +21,7 @@ from ._registry import alias
 __all__ = [
     "as_tensor", "mul", "sub", "div", "true_divide", "neg", "absolute", "mm", "cat",
     "concatenate", "permute", "clamp", "arccos", "arcsin", "arctan", "arctan2", "power",
-    "cumsum", "cumprod", "gather", "unbind", "repeat_interleave",
+    "cumsum", "cumprod", "gather", "unbind", "repeat_interleave", "movedim",
 ]
 
 as_tensor = alias(_c.asarray, "as_tensor")
@@ -46,3 +46,4 @@ cumprod = alias(_r.cumulative_prod, "cumprod")
 gather = alias(_m.take_along_axis, "gather")
 unbind = alias(_m.unstack, "unbind")
 repeat_interleave = alias(_m.repeat, "repeat_interleave")
+movedim = alias(_m.moveaxis, "movedim")

@@ -1,0 +1,402 @@
+"""The PyTorch surface a porter reaches for (issue 12, section 2): in-place methods and
+the leaf rule, clamp with Tensor bounds, allclose/isclose, norm/linalg.norm, movedim,
+format of 0-d Tensors, and the std/var METHOD defaults. Each compared with torch on
+numpy, strict and dask."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from conftest import on_backend
+
+import arrayflow as af
+
+torch = pytest.importorskip("torch")
+
+BACKENDS = ["numpy", "strict", "dask"]
+RNG = np.random.default_rng(12)
+X = RNG.standard_normal((3, 4))
+Y = RNG.standard_normal((3, 4)) + 2.0
+P = RNG.uniform(0.5, 2.0, (3, 4))
+
+
+def _close(ours, theirs, rtol=1e-7, atol=0.0):
+    o = ours.detach().numpy() if isinstance(ours, af.Tensor) else np.asarray(ours)
+    t = theirs.detach().numpy() if isinstance(theirs, torch.Tensor) else np.asarray(theirs)
+    np.testing.assert_allclose(o, t, rtol=rtol, atol=atol)
+
+
+# (name, args builder (af module or torch, value) -> args, kwargs, data)
+INPLACE = [
+    ("add_", lambda m, t: ((t(Y),), {}), X),
+    ("add_", lambda m, t: ((t(Y),), {"alpha": -0.5}), X),
+    ("add_", lambda m, t: ((2.5,), {}), X),
+    ("sub_", lambda m, t: ((t(Y),), {"alpha": 3}), X),
+    ("mul_", lambda m, t: ((t(Y),), {}), X),
+    ("mul_", lambda m, t: ((t(Y[0]),), {}), X),  # broadcast other
+    ("div_", lambda m, t: ((t(Y),), {}), X),
+    ("div_", lambda m, t: ((t(Y),), {"rounding_mode": "floor"}), X * 5),
+    ("div_", lambda m, t: ((t(Y),), {"rounding_mode": "trunc"}), X * 5),
+    ("pow_", lambda m, t: ((t(Y),), {}), P),
+    ("pow_", lambda m, t: ((2,), {}), X),
+    ("clamp_", lambda m, t: ((-0.5, 0.5), {}), X),
+    ("clamp_", lambda m, t: ((), {"min": t(X[0] * 0.1)}), X),
+    ("clamp_min_", lambda m, t: ((0.2,), {}), X),
+    ("clamp_max_", lambda m, t: ((t(Y * 0.1),), {}), X),
+    ("masked_fill_", lambda m, t: ((t(X > 0), -7.0), {}), X),
+    ("copy_", lambda m, t: ((t(Y[1]),), {}), X),
+    ("neg_", lambda m, t: ((), {}), X), ("abs_", lambda m, t: ((), {}), X),
+    ("exp_", lambda m, t: ((), {}), X), ("log_", lambda m, t: ((), {}), P),
+    ("sqrt_", lambda m, t: ((), {}), P), ("sigmoid_", lambda m, t: ((), {}), X),
+    ("tanh_", lambda m, t: ((), {}), X), ("relu_", lambda m, t: ((), {}), X),
+    ("sin_", lambda m, t: ((), {}), X), ("floor_", lambda m, t: ((), {}), X * 3),
+    ("reciprocal_", lambda m, t: ((), {}), P), ("square_", lambda m, t: ((), {}), X),
+]
+IDS = [f"{n}-{i}" for i, (n, _, _) in enumerate(INPLACE)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("name", "make", "data"), INPLACE, ids=IDS)
+def test_inplace_values_gradients_and_version_match_torch(backend, name, make, data):
+    """``y = w * 1.5; y.<name>(...)`` then backward: values and the gradients of ``w`` and of
+    every Tensor argument equal torch's; the version counter moves; ``y`` is returned."""
+    t_args, t_kw = make(torch, lambda a: torch.tensor(a, requires_grad=a.dtype.kind == "f"))
+    tw = torch.tensor(data, requires_grad=True)
+    ty = tw * 1.5
+    tout = getattr(ty, name)(*t_args, **t_kw)
+    assert tout is ty
+    with on_backend(backend):
+        a_args, a_kw = make(af, lambda a: af.asarray(a, requires_grad=a.dtype.kind == "f"))
+        w = af.asarray(data, requires_grad=True)
+        y = w * 1.5
+        v0 = y._version
+        out = getattr(y, name)(*a_args, **a_kw)
+        assert out is y and y._version > v0
+        _close(y, ty)
+        weight = np.arange(12.0).reshape(3, 4)
+        (y * af.asarray(weight)).sum().backward()
+    (ty * torch.from_numpy(weight)).sum().backward()
+    _close(w.grad, tw.grad)
+    for ours, theirs in zip([*a_args, *a_kw.values()], [*t_args, *t_kw.values()]):
+        if isinstance(theirs, torch.Tensor) and theirs.requires_grad:
+            _close(ours.grad, theirs.grad)
+
+
+LEAF_CALLS = {
+    "add_": lambda t: t.add_(1), "sub_": lambda t: t.sub_(1), "mul_": lambda t: t.mul_(2),
+    "div_": lambda t: t.div_(2), "pow_": lambda t: t.pow_(2), "clamp_": lambda t: t.clamp_(0),
+    "copy_": lambda t: t.copy_(t.detach() * 0), "exp_": lambda t: t.exp_(),
+    "neg_": lambda t: t.neg_(), "fill_": lambda t: t.fill_(1.0), "zero_": lambda t: t.zero_(),
+    "uniform_": lambda t: t.uniform_(), "normal_": lambda t: t.normal_(),
+    "masked_fill_": lambda t: t.masked_fill_(t.detach() > 0, 0.0),
+    "clamp_min_": lambda t: t.clamp_min_(0.0), "sigmoid_": lambda t: t.sigmoid_(),
+    "fill_diagonal_": lambda t: t.fill_diagonal_(0.0),
+    "__iadd__": lambda t: t.__iadd__(1), "__setitem__": lambda t: t.__setitem__(0, 1.0),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", sorted(LEAF_CALLS))
+def test_inplace_on_leaf_that_requires_grad_raises_as_torch(backend, name):
+    call = LEAF_CALLS[name]
+    tl = torch.ones(3, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used "
+                                           "in an in-place operation"):
+        call(tl)
+    with on_backend(backend):
+        leaf = af.ones((3, 3), requires_grad=True)
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being "
+                                               "used in an in-place operation"):
+            call(leaf)
+        assert leaf._version == 0 and leaf.detach().numpy().tolist() == [[1.0] * 3] * 3
+        with af.no_grad():
+            call(leaf)  # allowed, as PyTorch
+        assert leaf.requires_grad and leaf.is_leaf and leaf._version >= 1
+    with torch.no_grad():
+        call(tl)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_inplace_dtype_rules(backend):
+    with on_backend(backend):
+        i = af.asarray([1, 2, 3])
+        with pytest.raises(TypeError):  # torch: RuntimeError "result type Float can't be cast"
+            i.add_(1.5)
+        with pytest.raises(TypeError):
+            i.div_(2)
+        assert i.numpy().tolist() == [1, 2, 3]
+        i.div_(2, rounding_mode="floor")
+        assert i.dtype is af.int64 and i.numpy().tolist() == [0, 1, 1]
+        f = af.asarray([1.0, 2.0])
+        f.mul_(af.asarray([2, 3]))  # an int operand keeps float32 (PyTorch's promotion)
+        assert f.dtype is af.float32 and f.numpy().tolist() == [2.0, 6.0]
+        f.copy_(af.asarray([7, 8]))  # copy_ casts
+        assert f.dtype is af.float32 and f.numpy().tolist() == [7.0, 8.0]
+        im = af.asarray([1, 2, 3])
+        im.masked_fill_(af.asarray([True, False, True]), 9.7)  # truncated, as torch
+    ti = torch.tensor([1, 2, 3])
+    ti.masked_fill_(torch.tensor([True, False, True]), 9.7)
+    assert im.numpy().tolist() == ti.tolist()
+    with pytest.raises(RuntimeError):
+        torch.tensor([1, 2, 3]).add_(1.5)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("a", "b"), [(7, 2), (-7, 2), (7, -2), (-7, -2), (6, 3), (-6, 4)])
+def test_div_rounding_modes_match_torch(backend, a, b):
+    with on_backend(backend):
+        for mode in ("trunc", "floor"):
+            for dt, tdt in ((af.int64, torch.int64), (af.float64, torch.float64)):
+                ours = af.asarray([a], dtype=dt).div(af.asarray([b], dtype=dt),
+                                                     rounding_mode=mode)
+                theirs = torch.tensor([a], dtype=tdt).div(torch.tensor([b], dtype=tdt),
+                                                          rounding_mode=mode)
+                assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
+                _close(ours, theirs)
+        with pytest.raises(RuntimeError, match="rounding_mode"):
+            af.asarray([1.0]).div(2.0, rounding_mode="round")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_clamp_with_tensor_bounds_and_clamp_min_max_match_torch(backend):
+    lo, hi = X[0] * 0.3 - 0.2, np.abs(X[1]) * 0.5
+    tx = torch.tensor(X, requires_grad=True)
+    tlo = torch.tensor(lo, requires_grad=True)
+    thi = torch.tensor(hi, requires_grad=True)
+    touts = [tx.clamp(tlo, thi), tx.clamp(min=tlo), tx.clamp(max=0.3), tx.clamp_min(tlo),
+             tx.clamp_max(thi), torch.clamp(tx, tlo, thi)]
+    sum(o.sum() * (k + 1) for k, o in enumerate(touts)).backward()
+    with on_backend(backend):
+        x = af.asarray(X, requires_grad=True)
+        alo = af.asarray(lo, requires_grad=True)
+        ahi = af.asarray(hi, requires_grad=True)
+        outs = [x.clamp(alo, ahi), x.clamp(min=alo), x.clamp(max=0.3), x.clamp_min(alo),
+                x.clamp_max(ahi), af.clamp(x, alo, ahi)]
+        for o, t in zip(outs, touts):
+            _close(o, t)
+        total = outs[0].sum()
+        for k, o in enumerate(outs[1:], start=2):
+            total = total + o.sum() * k
+        total.backward()
+        with pytest.raises(RuntimeError, match="At least one of 'min' or 'max'"):
+            x.clamp()
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max'"):
+        tx.clamp()
+    for ours, theirs in ((x, tx), (alo, tlo), (ahi, thi)):
+        _close(ours.grad, theirs.grad)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_copy_broadcasts_casts_and_routes_gradient_as_torch(backend):
+    src = RNG.standard_normal((1, 4))
+    tw = torch.tensor(X, requires_grad=True)
+    ts = torch.tensor(src, dtype=torch.float32, requires_grad=True)
+    ty = tw * 2
+    ty.copy_(ts)
+    assert ty.dtype == torch.float64
+    (ty * torch.from_numpy(P)).sum().backward()
+    with on_backend(backend):
+        w = af.asarray(X, requires_grad=True)
+        s = af.asarray(src, dtype=af.float32, requires_grad=True)
+        y = w * 2
+        y.copy_(s)
+        assert y.dtype is af.float64
+        _close(y, ty)
+        (y * af.asarray(P)).sum().backward()
+        with pytest.raises(TypeError, match="must be Tensor"):
+            y.copy_(1.0)
+    _close(w.grad, tw.grad)  # zeros: overwritten
+    _close(s.grad, ts.grad, rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_masked_fill_value_gradient_and_errors_match_torch(backend):
+    mask = X > 0
+    tx = torch.tensor(X, requires_grad=True)
+    tv = torch.tensor(2.5, dtype=torch.float64, requires_grad=True)
+    tout = tx.masked_fill(torch.from_numpy(mask), tv)
+    (tout * torch.from_numpy(P)).sum().backward()
+    with on_backend(backend):
+        x = af.asarray(X, requires_grad=True)
+        v = af.asarray(2.5, dtype=af.float64, requires_grad=True)
+        out = x.masked_fill(af.asarray(mask), v)
+        _close(out, tout)
+        (out * af.asarray(P)).sum().backward()
+        with pytest.raises(RuntimeError, match="only supports boolean masks"):
+            x.masked_fill(af.asarray(mask.astype("int64")), 1.0)
+        with pytest.raises(RuntimeError, match="0-dimensional value tensor"):
+            x.masked_fill(af.asarray(mask), af.asarray([1.0]))
+    _close(x.grad, tx.grad)
+    _close(v.grad, tv.grad)
+    with pytest.raises(RuntimeError, match="only supports boolean masks"):
+        tx.masked_fill(torch.from_numpy(mask.astype("int64")), 1.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("shape", "wrap"), [((3, 3), False), ((5, 3), False), ((7, 3), True),
+                                             ((2, 5), False), ((3, 3, 3), False)])
+def test_fill_diagonal_matches_torch(backend, shape, wrap):
+    t = torch.zeros(shape)
+    t.fill_diagonal_(4.0, wrap=wrap)
+    with on_backend(backend):
+        a = af.zeros(shape)
+        a.fill_diagonal_(4.0, wrap=wrap)
+        _close(a, t)
+
+
+# --- allclose / isclose ------------------------------------------------------------------------
+
+CLOSE = [
+    ([1.0, 2.0, 3.0], [1.0, 2.0 + 1e-6, 3.0], {}),
+    ([1.0, 2.0, 3.0], [1.0, 2.0 + 1e-4, 3.0], {}),
+    ([1.0, float("nan")], [1.0, float("nan")], {}),
+    ([1.0, float("nan")], [1.0, float("nan")], {"equal_nan": True}),
+    ([float("inf"), -float("inf")], [float("inf"), float("inf")], {}),
+    ([100.0, 0.0], [100.1, 1e-9], {"rtol": 1e-3}),
+    ([0.0, 1.0], [1e-6, 1.0], {"atol": 1e-5, "rtol": 0.0}),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("a", "b", "kw"), CLOSE)
+def test_isclose_allclose_match_torch(backend, a, b, kw):
+    ta, tb = torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64)
+    with on_backend(backend):
+        fa, fb = af.asarray(a, dtype=af.float64), af.asarray(b, dtype=af.float64)
+        assert af.isclose(fa, fb, **kw).numpy().tolist() == torch.isclose(ta, tb, **kw).tolist()
+        assert fa.isclose(fb, **kw).numpy().tolist() == ta.isclose(tb, **kw).tolist()
+        r = af.allclose(fa, fb, **kw)
+        assert type(r) is bool and r == torch.allclose(ta, tb, **kw)
+        assert fa.allclose(fb, **kw) == ta.allclose(tb, **kw)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_isclose_errors_and_integers_as_torch(backend):
+    with on_backend(backend):
+        i = af.asarray([1, 2, 3])
+        assert af.isclose(i, af.asarray([1, 2, 4])).numpy().tolist() == [True, True, False]
+        with pytest.raises(RuntimeError):
+            af.allclose(af.asarray([1.0]), af.asarray([1.0], dtype=af.float64))
+        with pytest.raises(RuntimeError, match="rtol"):
+            af.isclose(af.asarray([1.0]), af.asarray([1.0]), rtol=-1.0)
+    assert torch.isclose(torch.tensor([1, 2, 3]), torch.tensor([1, 2, 4])).tolist() == [
+        True, True, False]
+    with pytest.raises(RuntimeError):
+        torch.allclose(torch.tensor([1.0]), torch.tensor([1.0], dtype=torch.float64))
+
+
+# --- norms ---------------------------------------------------------------------------------------
+
+A3 = RNG.standard_normal((3, 4, 5))
+NORMS = [
+    ((), {}), (("fro",), {}), ((2,), {}), ((1,), {"dim": 1}), (("fro", 1), {}),
+    (("fro", (0, 2)), {}), (("fro", (2, 0)), {"keepdim": True}), (("nuc", (1, 0)), {}),
+    ((math.inf,), {"dim": 2, "keepdim": True}), ((3,), {"dim": (0, 1)}), ((0.5,), {}),
+]
+LINALG_NORMS = [
+    ((), {}), ((None, 1), {}), ((2, (0, 2)), {}), (("nuc", (2, 0)), {"keepdim": True}),
+    ((-1, (0, 1)), {}), ((3,), {"dim": -1}), ((math.inf, (1, 2)), {}),
+    ((-math.inf,), {"dim": 0}), (("fro", (0, 1)), {}),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("which", "args", "kw"),
+                         [("norm", *c) for c in NORMS] + [("linalg", *c) for c in LINALG_NORMS])
+def test_norm_values_and_gradients_match_torch(backend, which, args, kw):
+    tfn = torch.norm if which == "norm" else torch.linalg.norm
+    t = torch.tensor(A3, requires_grad=True)
+    tout = tfn(t, *args, **kw)
+    tout.sum().backward()
+    with on_backend(backend):
+        a = af.asarray(A3, requires_grad=True)
+        fn = af.norm if which == "norm" else af.linalg.norm
+        out = fn(a, *args, **kw)
+        assert out.shape == tuple(tout.shape)
+        _close(out, tout, rtol=1e-10)
+        out.sum().backward()
+        if which == "norm":
+            m = a.norm(*args, **kw)
+            _close(m, tout, rtol=1e-10)
+    _close(a.grad, t.grad, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_linalg_norm_matrix_and_vector_defaults_match_torch(backend):
+    m, v = RNG.standard_normal((4, 3)), RNG.standard_normal(5)
+    with on_backend(backend):
+        for data in (m, v):
+            for ord_ in (None, 1, 2, math.inf, -math.inf) + (("fro", "nuc") if data.ndim == 2
+                                                             else ()):
+                _close(af.linalg.norm(af.asarray(data), ord_),
+                       torch.linalg.norm(torch.tensor(data), ord_), rtol=1e-10)
+        with pytest.raises(RuntimeError, match="1D or 2D"):
+            af.linalg.norm(af.asarray(A3), 2)
+        with pytest.raises(RuntimeError):
+            af.norm(af.asarray(A3), "nuc")
+    with pytest.raises(RuntimeError, match="1D or 2D"):
+        torch.linalg.norm(torch.tensor(A3), 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_movedim_matches_torch(backend):
+    t = torch.tensor(A3, requires_grad=True)
+    touts = [torch.movedim(t, 0, -1), t.movedim((0, 1), (2, 0)), t.moveaxis(1, 0)]
+    sum((o * k).sum() for k, o in enumerate(touts, 1)).backward()
+    with on_backend(backend):
+        a = af.asarray(A3, requires_grad=True)
+        outs = [af.movedim(a, 0, -1), a.movedim((0, 1), (2, 0)), a.moveaxis(1, 0)]
+        for o, to in zip(outs, touts):
+            _close(o, to)
+        (outs[0].sum() + (outs[1] * 2).sum() + (outs[2] * 3).sum()).backward()
+    _close(a.grad, t.grad)
+
+
+# --- format, std/var methods ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_format_zero_dim_as_torch(backend):
+    t = torch.tensor(3.14159)
+    with on_backend(backend):
+        a = af.asarray(3.14159)
+        for spec in (".4f", ".2e", "8.3f", ""):
+            assert format(a, spec) == format(t, spec) or spec == ""
+        assert f"{a:.3f}" == f"{t:.3f}" == "3.142"
+        assert format(af.asarray(7), "d") == format(torch.tensor(7), "d")
+        with pytest.raises(TypeError):
+            format(af.asarray([1.0, 2.0]), ".4f")
+        assert format(af.asarray([1.0, 2.0]), "") == str(af.asarray([1.0, 2.0]))
+    with pytest.raises(TypeError):
+        format(torch.tensor([1.0, 2.0]), ".4f")
+
+
+STD_CALLS = [((), {}), ((0,), {}), ((1, False), {}), ((1, True, True), {}), ((False,), {}),
+             ((), {"dim": 0, "unbiased": False}), ((), {"dim": 1, "correction": 0}),
+             ((), {"dim": (0, 1), "correction": 2, "keepdim": True})]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", ["std", "var"])
+@pytest.mark.parametrize(("args", "kw"), STD_CALLS)
+def test_std_var_methods_follow_torch(backend, name, args, kw):
+    t = torch.tensor(X, requires_grad=True)
+    tout = getattr(t, name)(*args, **kw)
+    tout.sum().backward()
+    with on_backend(backend):
+        a = af.asarray(X, requires_grad=True)
+        out = getattr(a, name)(*args, **kw)
+        assert out.shape == tuple(tout.shape)
+        _close(out, tout, rtol=1e-12)
+        out.sum().backward()
+    _close(a.grad, t.grad, rtol=1e-10)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_namespace_std_keeps_the_standards_default(backend):
+    with on_backend(backend):
+        a = af.asarray(X)
+        _close(af.std(a), np.std(X))  # correction=0: the array API standard
+        _close(a.std(), np.std(X, ddof=1))  # the method: PyTorch's correction=1
+        _close(af.var(a, axis=0), np.var(X, axis=0))
