@@ -147,6 +147,15 @@ CASES = {
     # ties
     "maximum-tie": (af.maximum, torch.maximum, [1.0, 2.0], [1.0, 1.0]),
     "minimum-tie": (af.minimum, torch.minimum, [1.0, 2.0], [1.0, 1.0]),
+    # a NaN operand: no comparison holds, both operands get the whole gradient (PyTorch)
+    "maximum-nan": (af.maximum, torch.maximum, [NAN, 1.0, NAN, 2.0], [1.0, NAN, NAN, 0.0]),
+    "minimum-nan": (af.minimum, torch.minimum, [NAN, 1.0, NAN, 2.0], [1.0, NAN, NAN, 3.0]),
+    "maximum-scalar-nan": (lambda x: af.maximum(x, 0.0),
+                           lambda x: torch.maximum(x, torch.zeros((), dtype=x.dtype)),
+                           [NAN, -1.0, 0.0, 2.0]),
+    "max-reduction-nan": (af.max, torch.amax, [1.0, NAN, 3.0]),
+    "clip-nan": (lambda x: af.clip(x, 0.0, 1.0), lambda x: torch.clamp(x, 0.0, 1.0),
+                 [NAN, 0.5]),
     "max-reduction-tie": (af.max, torch.amax, [1.0, 3.0, 3.0]),
     "min-reduction-tie-axis": (lambda x: af.min(x, axis=1), lambda x: torch.amin(x, 1),
                                [[1.0, 1.0], [0.0, 2.0]]),

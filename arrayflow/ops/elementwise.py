@@ -329,13 +329,13 @@ def _b(name):
 
 
 def _extremum_vjp(xp, x1, x2, g, sign):
-    """PyTorch's maximum (sign 1) / minimum (sign -1) rule: the winner gets g, ties split it.
-
-    The weight of x1 is (sign(x1 - x2) * sign + 1) / 2: 1, 1/2 or 0, in a few passes.
-    """
-    w1 = (xp.sign(x1 - x2) * sign + 1) * 0.5
-    g1 = g * w1
-    return g1, (g - g1) if _is_array(x2) else None
+    """PyTorch's maximum (sign 1) / minimum (sign -1) rule: the winner gets g, ties split it,
+    and where either operand is NaN (no comparison holds) both get g."""
+    zero = xp.zeros((), dtype=g.dtype)
+    share = xp.where(x1 == x2, g * 0.5, g)
+    lose1, lose2 = (x1 < x2, x1 > x2) if sign > 0 else (x1 > x2, x1 < x2)
+    g1 = xp.where(lose1, zero, share)
+    return g1, xp.where(lose2, zero, share) if _is_array(x2) else None
 
 
 # The table-made ops used by name below (explicit, so linters see them).
