@@ -5,8 +5,11 @@ argument, or a keyword argument) is of a type other than exact ``Tensor``, a
 backend array or a Python scalar, and that type defines
 ``__arrayflow_function__``, the call is handed to it::
 
-    type(arg).__arrayflow_function__(func, types, args, kwargs)
+    arg.__arrayflow_function__(func, types, args, kwargs)
 
+looked up on the first argument of each type, as PyTorch does, so a ``classmethod``
+(recommended), a ``staticmethod`` and a plain instance method (the seeds' spelling,
+with PyTorch's one-time warning) all work: :func:`protocol_method` decides.
 ``func`` is the public function object (``arrayflow.mean``), so dispatch
 tables keyed by it work. Each type is called once, subclasses before
 superclasses, otherwise left to right (NEP 18's and PyTorch's rules); the first
