@@ -91,6 +91,12 @@ def test_2020_scalar_tensor_plain():
     assert repr(d) == repr(dt) == "DiagonalTensor(N=5, value=2)"
     assert_allclose(H.numpy_of(d.tensor()), 2 * np.eye(5))
     assert_allclose(H.numpy_of(d.tensor()), H.numpy_of(dt.tensor()))
+    # the lost image printed d.tensor(): the same text as PyTorch's
+    with arrayflow.use_backend("numpy"):
+        assert repr(d.tensor()) == repr(dt.tensor()) == (
+            "tensor([[2., 0., 0., 0., 0.],\n        [0., 2., 0., 0., 0.],\n"
+            "        [0., 0., 2., 0., 0.],\n        [0., 0., 0., 2., 0.],\n"
+            "        [0., 0., 0., 0., 2.]])")
     # "If we try to use this object with the torch API, we will run into issues"
     with pytest.raises(TypeError):
         torch.mean(dt)
