@@ -207,7 +207,10 @@ def copy_(self, src, non_blocking=False):
     if src.shape != self.shape:
         src = _m.broadcast_to(src, self.shape)
     if records:
+        from .autograd.graph import rename
+
         result = _m.index_put(self, Ellipsis, src)
+        rename(result.grad_fn, "CopyBackwards")  # PyTorch's name for copy_'s node
         self._commit(result._cell.array, result)
     else:
         self._commit(src._cell.array)

@@ -400,3 +400,85 @@ def test_namespace_std_keeps_the_standards_default(backend):
         _close(af.std(a), np.std(X))  # correction=0: the array API standard
         _close(a.std(), np.std(X, ddof=1))  # the method: PyTorch's correction=1
         _close(af.var(a, axis=0), np.var(X, axis=0))
+
+
+# --- grad_fn names ---------------------------------------------------------------------------
+
+def _names_cases(m, x, y, sq):
+    return {
+        "add": lambda: x + y, "sub": lambda: x - y, "mul": lambda: x * y, "div": lambda: x / y,
+        "neg": lambda: -x, "pow-scalar": lambda: x ** 2, "pow-tensor": lambda: x ** y,
+        "exp": lambda: m.exp(x), "log1p": lambda: m.log1p(x * x), "tanh": lambda: m.tanh(x),
+        "abs": lambda: m.abs(x), "sqrt": lambda: m.sqrt(x * x), "mm": lambda: m.matmul(x, sq),
+        "dot": lambda: m.matmul(x[0], x[1]), "mv": lambda: m.matmul(sq, x[0]),
+        "sum": lambda: x.sum(), "sum-dim": lambda: x.sum(0), "mean": lambda: x.mean(),
+        "mean-dim": lambda: x.mean(1), "prod": lambda: x.prod(), "max": lambda: x.max(),
+        "std": lambda: x.std(0), "var": lambda: x.var(), "reshape": lambda: x.reshape(16),
+        "permute": lambda: x.permute(1, 0), "unsqueeze": lambda: x.unsqueeze(0),
+        "expand": lambda: x[0].expand(4, 4), "cat": lambda: m.cat([x, y]),
+        "stack": lambda: m.stack([x, y]), "where": lambda: m.where(x > 0, x, y),
+        "maximum": lambda: m.maximum(x, y), "clamp-scalar": lambda: x.clamp(0, 1),
+        "clamp-tensor": lambda: x.clamp(y), "select": lambda: x[0], "slice": lambda: x[1:],
+        "cumsum": lambda: m.cumsum(x, 0) if m is torch else m.cumulative_sum(x, axis=0),
+        "flip": lambda: m.flip(x, (0,)) if m is torch else m.flip(x, axis=0),
+        "det": lambda: m.linalg.det(x + sq), "inv": lambda: m.linalg.inv(x + sq),
+        "vector_norm": lambda: m.linalg.vector_norm(x), "atan2": lambda: m.atan2(x, y),
+        "to-float32": lambda: x.to(m.float32), "tril": lambda: m.tril(x),
+        "movedim": lambda: m.movedim(x, 0, 1),
+    }
+
+
+def test_grad_fn_names_match_torch():
+    xn, yn = RNG.standard_normal((4, 4)), RNG.standard_normal((4, 4)) + 3
+    sqn = RNG.standard_normal((4, 4)) + 4 * np.eye(4)
+    tx, ty = torch.tensor(xn, requires_grad=True), torch.tensor(yn)
+    ax, ay = af.asarray(xn, requires_grad=True), af.asarray(yn)
+    theirs = _names_cases(torch, tx, ty, torch.tensor(sqn))
+    ours = _names_cases(af, ax, ay, af.asarray(sqn))
+    assert len(ours) >= 40
+    for k in theirs:
+        want = type(theirs[k]().grad_fn).__name__
+        got = ours[k]().grad_fn
+        assert type(got).__name__ == want and got.name() == want, k
+
+
+def test_inplace_grad_fn_names_match_torch():
+    def run(m, w):
+        out = {}
+        y = w * 1
+        y[1] = 0.0
+        out["setitem"] = y.grad_fn
+        y = w * 1
+        y.copy_(w.detach() * 0)
+        out["copy_"] = y.grad_fn
+        y = w * 1
+        y.mul_(2)
+        out["mul_"] = y.grad_fn
+        return {k: type(v).__name__ for k, v in out.items()}
+
+    assert run(af, af.ones(3, requires_grad=True)) == run(torch, torch.ones(3, requires_grad=True))
+
+
+def test_custom_function_node_name_as_torch():
+    class MyScale(af.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class TMyScale(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    a = MyScale.apply(af.ones(2, requires_grad=True))
+    t = TMyScale.apply(torch.ones(2, requires_grad=True))
+    assert type(a.grad_fn).__name__ == "MyScaleBackward"
+    assert type(t.grad_fn).__name__ == "TMyScaleBackward"

@@ -5,8 +5,10 @@ residuals (what its forward chose to keep), the edges to the nodes of its
 inputs, and the metadata needed to check saved Tensors were not modified in
 place. A leaf Tensor that requires grad gets one :class:`AccumulateGrad` node.
 
-A node's class is named after its op, as in PyTorch: ``exp`` records an
-``ExpBackward``, a custom Function ``MulConstant`` a ``MulConstantBackward``.
+A node's class is named as PyTorch names it: ``multiply`` records a ``MulBackward0``,
+``matmul`` of matrices an ``MmBackward0``, ``sum`` a ``SumBackward0`` (all elements) or
+``SumBackward1`` (over ``axis``) (:data:`TORCH_NODE_NAMES`; other ops
+``<CamelName>Backward0``), a custom Function ``MulConstant`` a ``MulConstantBackward``.
 """
 
 from __future__ import annotations
@@ -268,19 +270,134 @@ def _tensor_residuals(node):
 _node_classes: dict[str, type] = {}
 
 
-def node_class_for(name: str, base=OpNode) -> type:
-    """The node class called ``<CamelName>Backward`` for op or Function ``name``."""
-    key = (name, base)
+def _is_arr(a) -> bool:
+    return hasattr(a, "shape") and hasattr(a, "dtype")
+
+
+def _axis_given(args, kw) -> bool:
+    return kw.get("axis") is not None or (len(args) > 1 and args[1] is not None)
+
+
+def _matmul_name(args, kw):
+    n1, n2 = (len(a.shape) if _is_arr(a) else 0 for a in args[:2])
+    if n1 == 1 and n2 == 1:
+        return "DotBackward0"
+    if n1 == 2 and n2 == 2:
+        return "MmBackward0"
+    if n1 == 2 and n2 == 1:
+        return "MvBackward0"
+    return "UnsafeViewBackward0" if n1 >= 3 else "MmBackward0"
+
+
+def _getitem_name(args, kw):
+    key = args[1] if len(args) > 1 else kw.get("key")
+    if type(key) is int:
+        return "SelectBackward0"
+    if type(key) is slice:
+        return "SliceBackward0"
+    return "IndexBackward0"
+
+
+def _basic_key(key) -> bool:
+    """Only ints, slices, Ellipsis and None: PyTorch writes through a view (CopySlices)."""
+    items = key if type(key) is tuple else (key,)
+    return all(type(k) in (int, slice, type(Ellipsis), type(None)) for k in items)
+
+
+def _by_tensor_arg(i, if_tensor, if_scalar):
+    return lambda args, kw: if_tensor if len(args) > i and _is_arr(args[i]) else if_scalar
+
+
+def _reduction(full, over_axis):
+    return lambda args, kw: over_axis if _axis_given(args, kw) else full
+
+
+# PyTorch's node names where they are not ``<CamelOpName>Backward0``; a callable picks the
+# name from the call's (unwrapped) arguments, as PyTorch's overloads do (``sum()`` is
+# ``SumBackward0``, ``sum(dim)`` ``SumBackward1``). Compared with torch 2.13 in
+# tests/test_torch_surface.py.
+TORCH_NODE_NAMES: dict = {
+    "multiply": "MulBackward0", "subtract": "SubBackward0", "divide": "DivBackward0",
+    "negative": "NegBackward0", "square": "PowBackward0", "log1p": "Log1PBackward0",
+    "pow": _by_tensor_arg(1, "PowBackward1", "PowBackward0"),
+    "remainder": _by_tensor_arg(1, "RemainderBackward1", "RemainderBackward0"),
+    "copysign": _by_tensor_arg(1, "CopysignBackward0", "CopysignBackward1"),
+    "clip": lambda args, kw: "ClampBackward0" if any(
+        _is_arr(a) for a in (*args[1:3], kw.get("min"), kw.get("max"))) else "ClampBackward1",
+    "matmul": _matmul_name, "getitem": _getitem_name,
+    "sum": _reduction("SumBackward0", "SumBackward1"),
+    "mean": _reduction("MeanBackward0", "MeanBackward1"),
+    "prod": _reduction("ProdBackward0", "ProdBackward1"),
+    "max": _reduction("MaxBackward1", "AmaxBackward0"),
+    "min": _reduction("MinBackward1", "AminBackward0"),
+    "reshape": "ViewBackward0", "permute_dims": "PermuteBackward0", "moveaxis": "PermuteBackward0",
+    "matrix_transpose": "TransposeBackward0", "expand_dims": "UnsqueezeBackward0",
+    "squeeze": lambda args, kw: "SqueezeBackward1" if type(
+        args[1] if len(args) > 1 else kw.get("axis")) is int else "SqueezeBackward2",
+    "broadcast_to": "ExpandBackward0", "concat": "CatBackward0", "astype": "ToCopyBackward0",
+    "cumulative_sum": "CumsumBackward0", "cumulative_prod": "CumprodBackward0",
+    "take_along_axis": "GatherBackward0", "tile": "RepeatBackward0",
+    "unstack": "UnbindBackward0", "index_put": lambda args, kw: "CopySlices" if _basic_key(
+        args[1] if len(args) > 1 else kw.get("key")) else "IndexPutBackward0",
+    "take": lambda args, kw: "TakeBackward0" if kw.get("axis") is None else
+    "IndexSelectBackward0",
+    "linalg.vector_norm": "LinalgVectorNormBackward0",
+    "linalg.matrix_norm": lambda args, kw: "LinalgVectorNormBackward0" if kw.get(
+        "ord", "fro") == "fro" else "LinalgMatrixNormBackward0",
+    "linalg.inv": "LinalgInvExBackward0", "linalg.cholesky": "LinalgCholeskyExBackward0",
+    "linalg.solve": "LinalgSolveExBackward0", "linalg.svdvals": "LinalgSvdBackward0",
+    "linalg.outer": "MulBackward0", "linalg.trace": "TraceBackward0",
+    "linalg.diagonal": "DiagonalBackward0",
+}
+
+
+def _camel(stem: str) -> str:
+    return stem if stem[:1].isupper() else "".join(
+        p[:1].upper() + p[1:] for p in stem.split("_"))
+
+
+def _node_name(name: str) -> str:
+    """The node class name of op ``name`` when no call decides it."""
+    v = TORCH_NODE_NAMES.get(name)
+    if isinstance(v, str):
+        return v
+    space, _, stem = name.rpartition(".")
+    prefix = _camel(space) if space else ""  # linalg.det: LinalgDetBackward0, as PyTorch
+    return f"{prefix}{_camel(stem)}Backward0"
+
+
+def _named_class(cls_name: str, base) -> type:
+    key = (cls_name, base)
     cls = _node_classes.get(key)
     if cls is None:
-        stem = name.rsplit(".", 1)[-1]
-        if stem[:1].isupper():
-            camel = stem
-        else:
-            camel = "".join(p[:1].upper() + p[1:] for p in stem.split("_"))
-        cls = type(f"{camel}Backward", (base,), {"__slots__": ()})
+        cls = type(cls_name, (base,), {"__slots__": ()})
         _node_classes[key] = cls
     return cls
+
+
+def node_class_for(name: str, base=OpNode) -> type:
+    """The node class of op ``name`` (PyTorch's name, see :data:`TORCH_NODE_NAMES`), or,
+    for a custom Function (``base`` not ``OpNode``), ``<ClassName>Backward`` as PyTorch."""
+    if base is OpNode:
+        return _named_class(_node_name(name), base)
+    return _named_class(f"{_camel(name.rsplit('.', 1)[-1])}Backward", base)
+
+
+def rename(node, cls_name: str) -> None:
+    """Give recorded op node ``node`` PyTorch's name ``cls_name`` (``copy_`` records an
+    ``index_put`` node that PyTorch calls ``CopyBackwards``)."""
+    if isinstance(node, OpNode):
+        node.__class__ = _named_class(cls_name, OpNode)
+
+
+def node_variant(op_):
+    """For op ``op_`` whose node name depends on the call: ``fn(args, kwargs) -> class``
+    (PyTorch's overload suffixes); None for the others. Used by the dispatch after
+    recording (it sets the recorded node's class)."""
+    v = TORCH_NODE_NAMES.get(op_.name)
+    if not callable(v):
+        return None
+    return lambda args, kw: _named_class(v(args, kw), OpNode)
 
 
 def grad_edge(t):
@@ -308,6 +425,7 @@ def record(op_, backend, outputs, res, grad_inputs):
     cls = op_._node_class
     if cls is None:
         cls = op_._node_class = node_class_for(op_.name)
+        op_.node_variant = node_variant(op_)
     node = cls.__new__(cls)
     if len(grad_inputs) == 1:
         t, pos = grad_inputs[0]

@@ -160,6 +160,8 @@ class Op:
         self.param_index = {p.name: i for i, p in enumerate(params)
                             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)}
         self._node_class = None
+        # Set by autograd when the node's name depends on the call (sum() / sum(dim)).
+        self.node_variant = None
         self.promote = tuple(promote) if promote else None
         self.floating = floating
         if floating and self.promote is None:
@@ -471,6 +473,9 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
             if kind == "tensor":
                 t = _wrap1(out, backend)
                 _record_hook(op_, backend, (t,), res, gi)
+                if op_.node_variant is not None and t.grad_fn is not None:
+                    # PyTorch's overload suffix (SumBackward0 / SumBackward1)
+                    t.grad_fn.__class__ = op_.node_variant(call_args, kwargs)
                 if op_.view is not None and isinstance(args[0], Tensor):
                     _view_hook(op_, backend, args[0], call_args[1:], kwargs, t, res)
                 return t
