@@ -251,7 +251,7 @@ class Tensor:
         The graph node that produced this Tensor, None for leaves.
     """
 
-    __slots__ = ("_cell", "_backend", "_requires_grad", "grad", "grad_fn", "_retains_grad",
+    __slots__ = ("_cell", "_backend", "_requires_grad", "_grad", "grad_fn", "_retains_grad",
                  "_hooks", "_output_nr", "_grad_acc", "__weakref__")
     __array_ufunc__ = None  # NumPy defers binary operators to us
     __array_priority__ = 1000
@@ -268,7 +268,7 @@ class Tensor:
         self._cell = _Cell(array) if cell is None else cell
         self._backend = backend
         self._requires_grad = False
-        self.grad = None
+        self._grad = None
         self.grad_fn = None
         self._retains_grad = False
         self._hooks = None
@@ -311,7 +311,12 @@ class Tensor:
         if not (isinstance(cls, type) and issubclass(cls, Tensor)):
             raise TypeError(f"Tensor.as_subclass: expected a Tensor subclass, got {cls!r}")
         t = object.__new__(cls)
-        t._init(self._cell.array, self._backend, self._cell)
+        cell = self._cell
+        if type(cell) is _ViewCell and cell.owner is not None and cell.owner() is self:
+            from .autograd._views import own_copy
+
+            cell = own_copy(cell, t)  # still a view of the base (writes rebase it)
+        t._init(cell.array, self._backend, cell)
         t._requires_grad = self._requires_grad
         t.grad_fn = self.grad_fn
         t._output_nr = self._output_nr
@@ -364,6 +369,46 @@ class Tensor:
                 f"gradients, got dtype {self.dtype}")
         self._requires_grad = requires_grad
         return self
+
+    @property
+    def grad(self):
+        """The accumulated gradient (a Tensor of this Tensor's shape, dtype and backend) or
+        None.
+
+        Assigning checks the value as PyTorch does: a Tensor or None, of the same shape,
+        dtype and backend; nothing is broadcast or cast.
+
+        Raises
+        ------
+        TypeError
+            If the value is neither a Tensor nor None.
+        RuntimeError
+            If its shape, dtype or backend differs from this Tensor's.
+        """
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"Tensor.grad: assigned grad expected to be a Tensor or None but got grad "
+                    f"of type {type(value).__name__}")
+            if not value._backend.same_kind(self._backend):
+                raise RuntimeError(
+                    f"Tensor.grad: attempting to assign a gradient on backend "
+                    f"{value._backend.name!r} to a tensor on backend {self._backend.name!r}")
+            if value.shape != self.shape and None not in value.shape + self.shape:
+                raise RuntimeError(
+                    f"Tensor.grad: attempting to assign a gradient of size "
+                    f"'{list(value.shape)}' to a tensor of size '{list(self.shape)}'. Please "
+                    f"ensure that the gradient and the tensor are the same size")
+            if value.dtype is not self.dtype:
+                raise RuntimeError(
+                    f"Tensor.grad: attempting to assign a gradient with dtype {value.dtype} to "
+                    f"a tensor with dtype {self.dtype}. The gradient must match the tensor's "
+                    f"dtype")
+        self._grad = value
 
     @property
     def is_leaf(self) -> builtins.bool:
@@ -441,15 +486,30 @@ class Tensor:
         def keep(g):
             t = ref()
             if t is not None:
-                t.grad = g.detach() if t.grad is None else t.grad + g.detach()
+                t._grad = g.detach() if t._grad is None else t._grad + g.detach()
         keep._af_retains_grad = True  # the engine runs it after the other hooks (PyTorch)
         self.grad_fn._add_tensor_hook(self._output_nr, keep)
-        self._retains_grad = True
+        self._retains_grad = keep
 
     @property
     def retains_grad(self) -> builtins.bool:
         """Whether ``retain_grad()`` was called on this non-leaf Tensor."""
-        return self._retains_grad
+        return builtins.bool(self._retains_grad)
+
+    def _set_history(self, fn, output_nr) -> None:
+        """Make ``fn`` (output ``output_nr``) this Tensor's ``grad_fn`` after an in-place
+        write; a ``retain_grad()`` hook moves along, as in PyTorch (``.grad`` is the
+        gradient of the current value, not of the value before the write)."""
+        keep = self._retains_grad
+        old = self.grad_fn
+        if keep and old is not None and (fn is not old or output_nr != self._output_nr):
+            hooks = (old._tensor_hooks or {}).get(self._output_nr)
+            if hooks and keep in hooks:
+                hooks.remove(keep)
+            fn._add_tensor_hook(output_nr, keep)
+        self.grad_fn = fn
+        self._output_nr = output_nr
+        self._requires_grad = True
 
     def _check_same_backend(self, fname, other):
         if not self._backend.same_kind(other._backend):
@@ -719,9 +779,7 @@ class Tensor:
     def _rebase(self, result):
         """Give this Tensor the autograd history of ``result`` (after an in-place write)."""
         if result.grad_fn is not None:
-            self.grad_fn = result.grad_fn
-            self._output_nr = result._output_nr
-            self._requires_grad = True
+            self._set_history(result.grad_fn, result._output_nr)
         cell = self._cell
         if type(cell) is _Cell and cell.views:
             from .autograd._views import refresh

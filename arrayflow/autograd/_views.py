@@ -123,17 +123,32 @@ def on_view(op_, backend, x, rest, kwargs, out, res):
     cell.owner = weakref.ref(out)
     out._cell = cell
     if grad_mode:
-        views = root.views
-        if views is None:
-            root.views = views = []
-        elif len(views) >= root.views_limit:
-            views[:] = [r for r in views if r() is not None]
-            root.views_limit = max(16, 2 * len(views))
-        views.append(cell.owner)
+        _register(root, cell.owner)
 
 
 _NO_KW: dict = {}
 _ViewCell = None  # arrayflow.tensor._ViewCell, set by install()
+
+
+def _register(root, owner_ref):
+    views = root.views
+    if views is None:
+        root.views = views = []
+    elif len(views) >= root.views_limit:
+        views[:] = [r for r in views if r() is not None]
+        root.views_limit = max(16, 2 * len(views))
+    views.append(owner_ref)
+
+
+def own_copy(cell, t):
+    """A view cell like ``cell`` owned by Tensor ``t`` (``as_subclass`` of a view: the new
+    Tensor is a view of the same base, so writes into it rebase the base)."""
+    new = _ViewCell(cell.root, cell.base, cell.steps, cell.n_grad, cell.array, cell.grad_mode,
+                    cell.writable)
+    new.owner = weakref.ref(t)
+    if cell.grad_mode:
+        _register(cell.root, new.owner)
+    return new
 
 
 def _replay(cell):
@@ -161,9 +176,7 @@ def refresh(root, also=None):
             continue
         t = _replay(c)
         if t.grad_fn is not None:
-            vt.grad_fn = t.grad_fn
-            vt._output_nr = t._output_nr
-            vt._requires_grad = True
+            vt._set_history(t.grad_fn, t._output_nr)
 
 
 def rebase_view(view, result):
@@ -182,9 +195,7 @@ def rebase_view(view, result):
     bc.array = new._cell.array
     bc.version += 1
     if new.grad_fn is not None:
-        base.grad_fn = new.grad_fn
-        base._output_nr = new._output_nr
-        base._requires_grad = True
+        base._set_history(new.grad_fn, new._output_nr)
     refresh(cell.root, also=view)
 
 

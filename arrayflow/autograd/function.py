@@ -358,9 +358,24 @@ class Function(metaclass=_FunctionMeta):
                 o._requires_grad = True
                 o.grad_fn = node
                 o._output_nr = k
+            if ctx._dirty:
+                _rebase_dirty_views(outputs, ctx._dirty)
         ctx._saved = tuple(None if t is None else (t, t._cell.version) for t in ctx._to_save)
         ctx._to_save = ()
         return outputs if is_tuple else outputs[0]
+
+
+def _rebase_dirty_views(outputs, dirty) -> None:
+    """A dirty input that is a view (``forward`` wrote into its base's storage): the base
+    gets the history of the write, as PyTorch's ``CopySlices`` gives it."""
+    from ..tensor import _ViewCell
+    from ._views import rebase_view
+
+    for o in outputs:
+        cell = getattr(o, "_cell", None)
+        if id(o) in dirty and type(cell) is _ViewCell and cell.owner is not None \
+                and cell.owner() is o and o.grad_fn is not None:
+            rebase_view(o, o)
 
 
 def once_differentiable(backward):
