@@ -193,3 +193,23 @@ def test_setitem_boolean_mask_wrong_value_count_raises(backend):
     with pytest.raises(ValueError):  # NumPy's type, on every backend (Dask: when computed)
         xa[af.asarray(m)] = af.asarray(np.zeros(5, dtype=np.float32))
         xa.numpy()
+
+
+def test_lazy_zero_d_index_beside_an_index_array_is_a_select(backend):
+    # PyTorch treats a 0-d integer Tensor as an integer (a select before the arrays)
+    x4 = np.arange(120, dtype=np.float32).reshape(2, 3, 4, 5)
+    i, idx = np.array(1), np.array([0, 2, 2])
+    ia, idxa, it, idxt = af.asarray(i), af.asarray(idx), torch.tensor(i), torch.tensor(idx)
+    _grad_pair(lambda t: t[:, ia, :, idxa], lambda t: t[:, it, :, idxt], x4)
+    _grad_pair(lambda t: t[ia, :, idxa], lambda t: t[it, :, idxt], x4)
+
+
+@pytest.mark.parametrize("key", [([0, 2, 1], None, [1, 1, 3]), ([0, -1], [1, 3], None),
+                                 (None, [0, 2, 1], [1, 1, 3]),
+                                 (slice(None), [0, 2, 1], None, [1, 1, -2])])
+def test_none_beside_several_integer_arrays(backend, key):
+    # Dask raised NotImplementedError here; the values and VJP are PyTorch's
+    x3 = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    ka = tuple(af.asarray(np.array(k)) if isinstance(k, list) else k for k in key)
+    kt = tuple(torch.tensor(k) if isinstance(k, list) else k for k in key)
+    _grad_pair(lambda t: t[ka], lambda t: t[kt], x3)

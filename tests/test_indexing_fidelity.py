@@ -202,3 +202,24 @@ def test_negative_step_is_kept_unlike_torch(backend):
     expect = np.zeros_like(X)
     expect[::-2, 4:0:-3] = 2.0
     assert_allclose(xa.grad.numpy(), expect)
+
+
+X4 = np.arange(120, dtype=np.float32).reshape(2, 3, 4, 5) / 11.0
+
+
+@pytest.mark.parametrize("key", [
+    (0, slice(None), [0, 2]),
+    (slice(None), 0, slice(None), [1, 2]),
+    ([0, 1], 0, slice(None), [1, 2]),
+    ([0, 1], slice(None), 0, [1, -2]),
+    (slice(None), [0, 1], 0, [1, 2]),
+    (slice(None), [0, 1], slice(None), -1),
+    (1, [[0, 1], [2, 2]], slice(1, 3), 4),
+    (Ellipsis, 2, [0, -1]),
+])
+def test_integers_with_integer_arrays_follow_torch(backend, key):
+    # PyTorch applies integers as selects before the integer arrays; NumPy treats them
+    # together, which moves the broadcast dimensions to the front in some of these keys.
+    ka = tuple(af.asarray(np.array(k)) if isinstance(k, list) else k for k in key)
+    kt = tuple(torch.tensor(k) if isinstance(k, list) else k for k in key)
+    _grad_pair(lambda t: t[ka], lambda t: t[kt], X4)

@@ -493,11 +493,37 @@ def getitem(backend, x, key, /):
     Source: array API standard 2025.12, "Indexing"; PyTorch ``Tensor.__getitem__``.
     """
     key, post = norm_key(backend, x.shape, key)
+    shape = x.shape
+    pre = None
+    xp = backend._xp or backend.xp
+    plan = None
+    if sum(1 for k in key if _is_arr(k) or type(k) is int) > 1:
+        plan = _plan(xp, shape, key)
+
+    def sel(k, kd):  # an integer, or a 0-d index Tensor (PyTorch: both are selects)
+        return kd == "int" or (kd == "iarr" and k.ndim == 0)
+
+    if plan is not None and any(kd == "iarr" and k.ndim for k, kd, _ in plan) and any(
+            sel(k, kd) for k, kd, _ in plan):
+        # PyTorch applies integers first (a select), then the integer arrays, which NumPy
+        # would treat together (x[0, :, idx] is (n1, k) in PyTorch, (k, n1) in NumPy)
+        pre, rest = [], []
+        for k, kd, _ in plan:
+            if sel(k, kd):
+                pre.append(k)
+            elif kd != "none":
+                pre.extend([slice(None)] * (k.ndim if kd == "barr" else 1))
+            if not sel(k, kd):
+                rest.append(k)
+        pre = tuple(pre)
+        x = backend.getitem(x, pre)
+        key = tuple(rest)
     y = backend.getitem(x, key)
-    if post is None:
-        return y, (x.shape, key, None, None)
-    mid = tuple(y.shape)
-    return backend.getitem(y, post), (x.shape, key, post, mid)
+    mid = None
+    if post is not None:
+        mid = tuple(y.shape)
+        y = backend.getitem(y, post)
+    return y, (shape, key, post, mid, pre, tuple(x.shape))
 
 
 # --- VJPs ------------------------------------------------------------------------------------
@@ -738,11 +764,19 @@ def gather_key(xp, x, key):
 
 @getitem.defvjp
 def _getitem_vjp(xp, res, g):
-    shape, key, post, mid = res
+    shape, key, post, mid, pre, shape1 = res
     if post is not None:
         # a 0-d mask or a Python bool became a new axis, then ``post`` selected on it
         z = xp.zeros(mid, dtype=g.dtype)
         g = _index_put(xp, z, _drop_none(post), g) if not _empty(g) else z
+    g = _getitem_grad(xp, shape1, key, g)
+    if pre is not None:  # the integers applied first (PyTorch's order)
+        g = _index_put(xp, xp.zeros(shape, dtype=g.dtype), pre, g)
+    return (g, None)
+
+
+def _getitem_grad(xp, shape, key, g):
+    """The gradient of ``x[key]`` (``x`` of ``shape``) for a normalised key."""
     plan = _plan(xp, shape, key)
     kinds = [kd for _, kd, _ in plan]
     if "iarr" not in kinds:
@@ -764,9 +798,9 @@ def _getitem_vjp(xp, res, g):
             i = kinds.index("barr")
             sls = tuple(k for k, kd, _ in plan if kd == "slice")
             if all(sl == slice(None) for sl in sls):
-                return (_mask_scatter(xp, plan[i][0], plan[i][2], g, shape), None)
+                return _mask_scatter(xp, plan[i][0], plan[i][2], g, shape)
         z = xp.zeros(shape, dtype=g.dtype)
-        return (_index_put(xp, z, tuple(k for k, kd, _ in plan if kd != "none"), g), None)
+        return _index_put(xp, z, tuple(k for k, kd, _ in plan if kd != "none"), g)
     adv, bshape, pos, rest = _adv_layout(xp, shape, plan)
     if any(plan[i][1] == "barr" for i in rest):
         raise NotImplementedError(
@@ -793,7 +827,7 @@ def _getitem_vjp(xp, res, g):
     inv = [0] * len(order)
     for i, d in enumerate(order):
         inv[d] = i
-    return (xp.permute_dims(gs, tuple(inv)), None)
+    return xp.permute_dims(gs, tuple(inv))
 
 
 def _mask_scatter(xp, mask, d, g, shape):
@@ -825,11 +859,8 @@ def _index_put(xp, z, key, value):
     put = getattr(xp, "index_put", None)
     if put is not None:  # xp is arrayflow: record it
         return put(z, key, value)
-    import array_api_extra as xpx
-
-    if type(key) is tuple and len(key) == 1:
-        key = key[0]  # Dask's __setitem__ wants a lone mask bare
-    return xpx.at(z, key).set(value, copy=True, xp=xp)
+    b = _backend.backend_of_array(z)
+    return index_put.forward(b, z, key, value)[0]  # the key handled as the op handles it
 
 
 def _get(a, key):

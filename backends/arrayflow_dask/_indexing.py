@@ -14,8 +14,9 @@ gives the standard's result and otherwise
 Both put the broadcast index dimensions first, as NumPy does when the
 integer indices are separated by a slice; when they are adjacent, NumPy puts
 them where the indexed dimensions were, and so does :func:`getitem` (a
-``moveaxis``). Nothing is computed; out-of-bounds indices are not checked
-(that needs their values).
+``moveaxis``). Nothing is computed. Keys arrive normalised by the core
+(``arrayflow.ops.manipulation.norm_key``): negative indices wrapped, and lazy
+index arrays carrying a bounds check that raises ``IndexError`` when computed.
 """
 
 from __future__ import annotations
@@ -64,12 +65,6 @@ def getitem(array, key):
     -------
     dask.array.Array
         Lazy; equal to NumPy's ``numpy.asarray(array)[key]``.
-
-    Raises
-    ------
-    NotImplementedError
-        For several integer arrays (or one combined with integers) together
-        with ``None`` (new axes) in one key.
     """
     keys = key if isinstance(key, tuple) else (key,)
     kinds = [_kind(k) for k in keys]
@@ -79,10 +74,12 @@ def getitem(array, key):
     if n_arrays == 1 and "int" not in kinds and getattr(keys[kinds.index("array")], "ndim", 1) == 1:
         return array[key]  # one 1-D integer array, the rest basic: Dask does that right
     if any(k is None for k in keys):
-        raise NotImplementedError(
-            "arrayflow (dask backend): indexing with several integer arrays (or an integer "
-            "array and an integer) together with None (new axes) is not implemented; "
-            "index first, then add axes with expand_dims")
+        # new axes beside several integer arrays: the core's standard-only gather
+        import array_api_compat.dask.array as xp
+
+        from arrayflow.ops.manipulation import gather_key
+
+        return gather_key(xp, array, key)
     # spell the key out: one entry per dimension of ``array``
     n_ell = sum(1 for k in keys if k is Ellipsis)
     if n_ell > 1:
