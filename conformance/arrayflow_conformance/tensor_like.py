@@ -251,6 +251,33 @@ METHOD_SAMPLES = {
     "backward": [lambda rng: ((_leaf(rng),), {})],
     "compute": [_one()], "persist": [_one()],
     "rechunk": [lambda rng: ((_f(rng, 4, 4), 2), {})],
+    # PyTorch's methods beyond the standard (arrayflow/_tensor_methods.py)
+    **{n: [_two()] for n in ("add_", "sub_", "mul_", "copy_", "clamp_min", "clamp_max",
+                             "clamp_min_", "clamp_max_", "isclose", "allclose")},
+    "add_": [_two(), _two({"alpha": 2.0})], "sub_": [_two(), _two({"alpha": 0.5})],
+    "div_": [_two(low=0.5, high=2.0), _two({"rounding_mode": "floor"}, low=0.5, high=2.0)],
+    "div": [_two(low=0.5, high=2.0), _two({"rounding_mode": "trunc"}, low=0.5, high=2.0)],
+    "pow_": [lambda rng: ((_f(rng, 3, 4, low=0.5, high=2.0), 2.0), {})],
+    "clamp_": [lambda rng: ((_f(rng, 3, 4), -0.5, 0.5), {})],
+    "clip_": [lambda rng: ((_f(rng, 3, 4), -0.5), {"max": 0.5})],
+    "masked_fill": [lambda rng: ((_f(rng, 3, 4), _f(rng, 3, 4) > 0, 2.0), {})],
+    "masked_fill_": [lambda rng: ((_f(rng, 3, 4), _f(rng, 3, 4) > 0, 2.0), {})],
+    "fill_diagonal_": [lambda rng: ((_f(rng, 3, 3), 2.0), {}),
+                       lambda rng: ((_f(rng, 5, 2), 2.0), {"wrap": True})],
+    **{n: [_one()] for n in ("neg_", "negative_", "abs_", "exp_", "expm1_", "sin_", "cos_",
+                             "tan_", "atan_", "sinh_", "cosh_", "tanh_", "floor_", "ceil_",
+                             "trunc_", "round_", "sign_", "sigmoid_", "relu_", "square_",
+                             "sigmoid", "relu")},
+    **{n: [lambda rng: ((_f(rng, 3, 4, low=0.5, high=2.0),), {})]
+       for n in ("log_", "log1p_", "log2_", "log10_", "sqrt_", "reciprocal_")},
+    **{n: [lambda rng: ((_f(rng, 3, 4, low=-0.9, high=0.9),), {})] for n in ("asin_", "acos_")},
+    "softmax": [lambda rng: ((_f(rng, 3, 4), 1), {})],
+    "log_softmax": [lambda rng: ((_f(rng, 3, 4), 0), {})],
+    "norm": [_one(), lambda rng: ((_f(rng, 3, 4), 1), {"dim": 1, "keepdim": True})],
+    "movedim": [lambda rng: ((_f(rng, 2, 3, 4), 0, -1), {})],
+    "moveaxis": [lambda rng: ((_f(rng, 2, 3, 4), (0, 1), (2, 0)), {})],
+    "std": [_one(), _one({"dim": 1, "unbiased": False})],
+    "var": [_one(), _one({"dim": 0, "correction": 0})],
 }
 
 #: Sample calls of ``arrayflow`` functions that have no op case (lazy-backend helpers).
@@ -258,10 +285,18 @@ FUNCTION_SAMPLES = {
     "compute": [lambda rng: ((_f(rng, 3, 4), _f(rng, 2)), {})],
     "persist": [lambda rng: ((_f(rng, 3, 4), _f(rng, 2)), {})],
     "rechunk": [lambda rng: ((_f(rng, 4, 4), 2), {})],
+    # PyTorch's functions that are not ops (no case in the op table)
+    "isclose": [_two(), _two({"rtol": 0.5})], "allclose": [_two(), _two({"atol": 5.0})],
+    "norm": [_one(), _one({"p": 1, "dim": 0})],
+}
+
+#: Sample calls of ``arrayflow.linalg`` functions that have no op case.
+LINALG_SAMPLES = {
+    "norm": [_one(), _one({"ord": 1, "dim": 1}), lambda rng: ((_f(rng, 3, 4), "nuc"), {})],
 }
 
 _TABLES = {"Tensor": METHOD_SAMPLES, "arrayflow.nn.functional": FUNCTIONAL_SAMPLES,
-           "arrayflow": FUNCTION_SAMPLES}
+           "arrayflow": FUNCTION_SAMPLES, "arrayflow.linalg": LINALG_SAMPLES}
 
 
 def _leaf(rng):
