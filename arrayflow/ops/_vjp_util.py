@@ -35,9 +35,10 @@ def is_complex(xp, x) -> bool:
     d = getattr(x, "dtype", None)
     if d is None:
         return isinstance(x, complex)
-    r = _COMPLEX_DTYPES.get(d)
+    key = (type(d), d)  # the type first: no cross-library dtype comparison (strict warns)
+    r = _COMPLEX_DTYPES.get(key)
     if r is None:
-        r = _COMPLEX_DTYPES[d] = bool(xp.isdtype(d, "complex floating"))
+        r = _COMPLEX_DTYPES[key] = bool(xp.isdtype(d, "complex floating"))
     return r
 
 
