@@ -1,0 +1,810 @@
+"""PyTorch as an oracle: every op of :data:`arrayflow.ops.OPS` mapped to its torch counterpart.
+
+:data:`TORCH` maps an op name to an adapter: a callable taking the *same*
+arguments as the arrayflow op (positional and keyword, with torch Tensors in
+place of arrayflow Tensors and torch dtypes in place of arrayflow dtypes) and
+returning what PyTorch computes for that call. :data:`NO_COUNTERPART` lists the
+ops PyTorch has no counterpart for, each with the reason. Every op is in
+exactly one of the two (``tests/oracle/test_coverage.py`` checks it).
+
+:data:`ORACLE_CASES` are the cases compared with PyTorch: every case of
+:data:`arrayflow.testing.CASES` whose op is mapped, plus cases the NumPy table
+does not need but a differential test does (0-d and empty inputs, broadcasting
+that reduces in the VJP, negative axes). :func:`to_torch` turns a case's
+NumPy-level inputs into torch's, :func:`assert_same` compares results.
+
+:data:`DIFFERENCES` names the cases where arrayflow deliberately follows the
+array API standard instead of PyTorch (``docs/pytorch-differences.md``).
+
+Importing this module imports neither NumPy nor torch (the test suite
+``tests/oracle/`` and the op table are its users).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .cases import (
+    _UNARY,
+    CASES,
+    FLOATS,
+    LIN,
+    OpCase,
+    Raw,
+    _arr,
+    _away,
+    _inputs,
+    np,
+)
+from .cases import DTypeArg as _DTypeArg
+
+__all__ = ["DIFFERENCES", "NO_COUNTERPART", "ORACLE_CASES", "PIECEWISE", "TORCH",
+           "TORCH_VJP", "assert_same", "oracle_tolerance", "to_torch", "torch_dtype_name"]
+
+
+class _LazyTorch:
+    """``torch``, imported on first attribute access."""
+
+    def __getattr__(self, name):
+        import torch
+
+        return getattr(torch, name)
+
+
+torch = _LazyTorch()
+
+
+# --- adapters -------------------------------------------------------------------------------
+
+def _kw(kwargs: dict) -> dict:
+    """Array API keyword names to torch's (``axis`` -> ``dim``, ``keepdims`` -> ``keepdim``)."""
+    names = {"axis": "dim", "axes": "dim", "keepdims": "keepdim"}
+    return {names.get(k, k): v for k, v in kwargs.items()}
+
+
+def _attr(path: str):
+    obj = torch
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _same(path: str) -> Callable[..., Any]:
+    """Adapter: torch's ``path`` with the arguments passed through (keywords renamed)."""
+    def call(*args, **kwargs):
+        return _attr(path)(*args, **_kw(kwargs))
+    call.__name__ = f"torch.{path}"
+    return call
+
+
+def _scalar_as(x, other):
+    """A Python scalar next to a torch Tensor as a 0-d tensor of the promoted dtype."""
+    if isinstance(x, (bool, int, float, complex)) and hasattr(other, "dtype"):
+        return torch.tensor(x, dtype=torch.result_type(other, x))
+    return x
+
+
+def _binary(path: str) -> Callable[..., Any]:
+    def call(x1, x2):
+        return _attr(path)(_scalar_as(x1, x2), _scalar_as(x2, x1))
+    call.__name__ = f"torch.{path}"
+    return call
+
+
+def _dims(x, axis):
+    if axis is None:
+        return tuple(range(x.ndim))
+    return (axis,) if isinstance(axis, int) else tuple(axis)
+
+
+def _reduction(path: str, *, one_dim: bool = False) -> Callable[..., Any]:
+    """Reductions: ``axis=None`` reduces everything (``keepdims`` keeps every axis)."""
+    def call(x, axis=None, keepdims=False, **kw):
+        fn = _attr(path)
+        dims = _dims(x, axis)
+        if one_dim:  # torch.prod, torch.argmax...: one dim at a time
+            out = x
+            for d in sorted((d % max(x.ndim, 1) for d in dims), reverse=True):
+                out = fn(out, dim=d, keepdim=keepdims, **kw)
+            if not dims:
+                out = fn(x, **kw) if x.ndim == 0 else out
+            return out
+        if x.ndim == 0:
+            return fn(x, **kw)
+        return fn(x, dim=dims, keepdim=keepdims, **kw)
+    call.__name__ = f"torch.{path}"
+    return call
+
+
+def _std(path):
+    def call(x, axis=None, correction=0.0, keepdims=False):
+        dims = None if x.ndim == 0 else _dims(x, axis)
+        return _attr(path)(x, dim=dims, correction=correction, keepdim=keepdims)
+    return call
+
+
+def _arg(path):
+    def call(x, axis=None, keepdims=False):
+        if axis is None and keepdims:
+            return _attr(path)(x.reshape(-1), dim=0).reshape((1,) * x.ndim)
+        return _attr(path)(x, dim=axis, keepdim=keepdims)
+    return call
+
+
+def _cumulative(path):
+    def call(x, axis=None, dtype=None, include_initial=False):
+        axis = 0 if axis is None else axis
+        out = _attr(path)(x, dim=axis, dtype=dtype)
+        if include_initial:
+            shape = list(out.shape)
+            shape[axis] = 1
+            first = (torch.zeros if path == "cumsum" else torch.ones)(shape, dtype=out.dtype)
+            out = torch.cat([first, out], dim=axis)
+        return out
+    return call
+
+
+def _count_nonzero(x, axis=None, keepdims=False):
+    dims = _dims(x, axis)
+    out = torch.count_nonzero(x, dim=dims)
+    if keepdims:
+        for d in sorted(d % x.ndim for d in dims):
+            out = out.unsqueeze(d)
+    return out
+
+
+def _close_fn(path):
+    def call(x1, x2, rtol=1e-05, atol=1e-08, equal_nan=False):
+        x1, x2 = _scalar_as(x1, x2), _scalar_as(x2, x1)
+        return _attr(path)(x1, x2, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return call
+
+
+def _clip(x, min=None, max=None):
+    if min is None and max is None:
+        return x.clone()
+    return torch.clamp(x, min, max)
+
+
+def _arange(start, stop=None, step=1, *, dtype=None):
+    if stop is None:
+        start, stop = 0, start
+    return torch.arange(start, stop, step, dtype=dtype)
+
+
+def _eye(n_rows, n_cols=None, *, k=0, dtype=None):
+    n_cols = n_rows if n_cols is None else n_cols
+    out = torch.zeros((n_rows, n_cols), dtype=dtype or torch.get_default_dtype())
+    for i in range(n_rows):
+        if 0 <= i + k < n_cols:
+            out[i, i + k] = 1
+    return out
+
+
+def _linspace(start, stop, num, *, dtype=None, endpoint=True):
+    if endpoint:
+        return torch.linspace(start, stop, num, dtype=dtype)
+    return torch.linspace(start, stop, num + 1, dtype=dtype)[:-1]
+
+
+def _concat(arrays, axis=0):
+    if axis is None:
+        return torch.cat([a.reshape(-1) for a in arrays])
+    return torch.cat(list(arrays), dim=axis)
+
+
+def _expand_dims(x, axis):
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    n = x.ndim + len(axes)
+    for a in sorted(a % n for a in axes):
+        x = x.unsqueeze(a)
+    return x
+
+
+def _flip(x, axis=None):
+    return torch.flip(x, _dims(x, axis))
+
+
+def _repeat(x, repeats, axis=None):
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    return torch.repeat_interleave(x, repeats, dim=axis)
+
+
+def _reshape(x, shape, copy=None):
+    return torch.reshape(x, shape).clone() if copy else torch.reshape(x, shape)
+
+
+def _roll(x, shift, axis=None):
+    return torch.roll(x, shift, axis) if axis is not None else torch.roll(x, shift)
+
+
+def _take(x, indices, axis=None):
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    return torch.index_select(x, axis, indices)
+
+
+def _take_along_axis(x, indices, axis=-1):
+    return torch.take_along_dim(x, indices, dim=axis)
+
+
+def _torch_key(key):
+    return tuple(_torch_key(k) for k in key) if isinstance(key, tuple) else key
+
+
+def _getitem(x, key):
+    return x[_torch_key(key)]
+
+
+def _index_put(x, key, values):
+    y = x.clone()
+    y[_torch_key(key)] = values
+    return y
+
+
+def _nonzero(x):
+    return torch.nonzero(x, as_tuple=True)
+
+
+def _sort(x, axis=-1, descending=False, stable=True):
+    return torch.sort(x, dim=axis, descending=descending, stable=stable).values
+
+
+def _argsort(x, axis=-1, descending=False, stable=True):
+    return torch.argsort(x, dim=axis, descending=descending, stable=stable)
+
+
+def _searchsorted(x1, x2, side="left", sorter=None):
+    return torch.searchsorted(x1, x2, side=side, sorter=sorter)
+
+
+def _unique_all(x):
+    values, inverse, counts = torch.unique(x, sorted=True, return_inverse=True,
+                                           return_counts=True)
+    # first occurrence of each value (torch.unique has no return_index)
+    flat = inverse.reshape(-1)
+    pos = torch.arange(flat.numel())
+    indices = torch.full((values.numel(),), flat.numel(), dtype=torch.int64)
+    indices = indices.scatter_reduce(0, flat, pos, reduce="amin")
+    return values, indices, inverse, counts
+
+
+def _unique_counts(x):
+    return tuple(torch.unique(x, sorted=True, return_counts=True))
+
+
+def _unique_inverse(x):
+    return tuple(torch.unique(x, sorted=True, return_inverse=True))
+
+
+def _tensordot(x1, x2, axes=2):
+    return torch.tensordot(x1, x2, dims=axes)
+
+
+def _vecdot(x1, x2, axis=-1):
+    if x1.dtype.is_floating_point or x1.dtype.is_complex:
+        return torch.linalg.vecdot(x1, x2, dim=axis)
+    # torch.linalg.vecdot takes floating inputs only; integers keep their promoted dtype
+    return (x1 * x2).sum(dim=axis, dtype=torch.promote_types(x1.dtype, x2.dtype))
+
+
+def _trace(x, offset=0, dtype=None):
+    return torch.diagonal(x, offset, -2, -1).sum(-1, dtype=dtype)
+
+
+def _vector_norm(x, axis=None, keepdims=False, ord=2):
+    return torch.linalg.vector_norm(x, ord, dim=axis, keepdim=keepdims)
+
+
+def _matrix_norm(x, keepdims=False, ord="fro"):
+    return torch.linalg.matrix_norm(x, ord, keepdim=keepdims)
+
+
+def _fft1(path):
+    def call(x, n=None, axis=-1, norm="backward"):
+        return _attr(path)(x, n=n, dim=axis, norm=norm)
+    return call
+
+
+def _fftn(path):
+    def call(x, s=None, axes=None, norm="backward"):
+        return _attr(path)(x, s=s, dim=axes, norm=norm)
+    return call
+
+
+def _fftfreq(path):
+    def call(n, d=1.0, dtype=None):
+        return _attr(path)(n, d, dtype=dtype)
+    return call
+
+
+def _fftshift(path):
+    def call(x, axes=None):
+        return _attr(path)(x, dim=axes)
+    return call
+
+
+def _meshgrid(*arrays, indexing="xy"):
+    return torch.meshgrid(*arrays, indexing=indexing)
+
+
+def _astype(x, dtype, copy=True):
+    return x.to(dtype, copy=copy)
+
+
+def _can_cast(from_, to):
+    return torch.can_cast(getattr(from_, "dtype", from_), to)
+
+
+def _result_type(*arrays_and_dtypes):
+    dtypes = [getattr(a, "dtype", a) for a in arrays_and_dtypes]
+    scalars = [a for a in dtypes if isinstance(a, (bool, int, float, complex))]
+    tensors = [a for a in arrays_and_dtypes if hasattr(a, "dtype")]
+    out = None
+    for d in dtypes:
+        if isinstance(d, (bool, int, float, complex)):
+            continue
+        out = d if out is None else torch.promote_types(out, d)
+    for s in scalars:
+        out = torch.result_type(torch.empty((1,), dtype=out), s) if tensors or out else out
+    return out
+
+
+def _from_dlpack(x, copy=None):
+    return torch.from_dlpack(x)
+
+
+def _empty(shape, *, dtype=None):
+    return torch.empty(shape, dtype=dtype)
+
+
+def _randint(low, high, size, *, dtype=None):
+    return torch.randint(low, high, tuple(size), dtype=dtype or torch.int64)
+
+
+def _sized(path):
+    def call(*size, dtype=None):
+        return _attr(path)(*size, dtype=dtype)
+    return call
+
+
+def _tril(path):
+    def call(x, k=0):
+        return _attr(path)(x, diagonal=k)
+    return call
+
+
+def _cholesky(x, upper=False):
+    return torch.linalg.cholesky(x, upper=upper)
+
+
+def _cross(x1, x2, axis=-1):
+    x1, x2 = torch.broadcast_tensors(x1, x2)
+    return torch.linalg.cross(x1, x2, dim=axis)
+
+
+def _pinv(x, rtol=None):
+    return torch.linalg.pinv(x, rtol=rtol)
+
+
+def _matrix_rank(x, rtol=None):
+    return torch.linalg.matrix_rank(x, rtol=rtol)
+
+
+def _sign(x):
+    return torch.sgn(x) if x.is_complex() else torch.sign(x)
+
+
+def _conj(x):
+    return torch.conj(x).resolve_conj()
+
+
+def _real(x):
+    return torch.real(x).clone() if x.is_complex() else x.clone()
+
+
+def _imag(x):
+    return torch.imag(x).clone()
+
+
+def _diff(x, axis=-1, n=1, prepend=None, append=None):
+    return torch.diff(x, n=n, dim=axis, prepend=prepend, append=append)
+
+
+def _squeeze(x, axis):
+    return torch.squeeze(x, axis)
+
+
+def _finfo(type):
+    return torch.finfo(getattr(type, "dtype", type))
+
+
+def _iinfo(type):
+    return torch.iinfo(getattr(type, "dtype", type))
+
+
+def _broadcast_shapes(*shapes):
+    return tuple(torch.broadcast_shapes(*shapes))
+
+
+TORCH: dict[str, Callable[..., Any]] = {
+    # creation
+    "arange": _arange, "asarray": _same("asarray"), "tensor": _same("tensor"),
+    "empty": _empty, "zeros": _same("zeros"), "ones": _same("ones"), "full": _same("full"),
+    "eye": _eye, "linspace": _linspace, "empty_like": _same("empty_like"),
+    "zeros_like": _same("zeros_like"), "ones_like": _same("ones_like"),
+    "full_like": _same("full_like"), "from_dlpack": _from_dlpack, "meshgrid": _meshgrid,
+    "tril": _tril("tril"), "triu": _tril("triu"), "randn": _sized("randn"),
+    "rand": _sized("rand"), "randint": _randint, "randperm": _same("randperm"),
+    # dtypes
+    "astype": _astype, "can_cast": _can_cast, "result_type": _result_type, "finfo": _finfo,
+    "iinfo": _iinfo,
+    # element-wise
+    "abs": _same("abs"), "acos": _same("acos"), "acosh": _same("acosh"), "asin": _same("asin"),
+    "asinh": _same("asinh"), "atan": _same("atan"), "atanh": _same("atanh"),
+    "bitwise_invert": _same("bitwise_not"), "ceil": _same("ceil"), "conj": _conj,
+    "cos": _same("cos"), "cosh": _same("cosh"), "erf": _same("erf"), "exp": _same("exp"),
+    "expm1": _same("expm1"), "floor": _same("floor"), "imag": _imag,
+    "isfinite": _same("isfinite"), "isinf": _same("isinf"), "isnan": _same("isnan"),
+    "log": _same("log"), "log10": _same("log10"), "log1p": _same("log1p"),
+    "log2": _same("log2"), "logical_not": _same("logical_not"), "negative": _same("neg"),
+    "positive": lambda x: torch.positive(x).clone(), "real": _real,
+    "reciprocal": _same("reciprocal"), "round": _same("round"), "sign": _sign,
+    "signbit": _same("signbit"), "sin": _same("sin"), "sinh": _same("sinh"),
+    "sqrt": _same("sqrt"), "square": _same("square"), "tan": _same("tan"),
+    "tanh": _same("tanh"), "trunc": _same("trunc"),
+    "add": _binary("add"), "subtract": _binary("sub"), "multiply": _binary("mul"),
+    "divide": _binary("div"), "atan2": _binary("atan2"), "copysign": _binary("copysign"),
+    "hypot": _binary("hypot"), "logaddexp": _binary("logaddexp"),
+    "nextafter": _binary("nextafter"), "maximum": _binary("maximum"),
+    "minimum": _binary("minimum"), "pow": _binary("pow"),
+    "floor_divide": _binary("floor_divide"), "remainder": _binary("remainder"),
+    "bitwise_and": _binary("bitwise_and"), "bitwise_or": _binary("bitwise_or"),
+    "bitwise_xor": _binary("bitwise_xor"),
+    "bitwise_left_shift": _binary("bitwise_left_shift"),
+    "bitwise_right_shift": _binary("bitwise_right_shift"), "equal": _binary("eq"),
+    "not_equal": _binary("ne"), "greater": _binary("gt"), "greater_equal": _binary("ge"),
+    "less": _binary("lt"), "less_equal": _binary("le"),
+    "logical_and": _binary("logical_and"), "logical_or": _binary("logical_or"),
+    "logical_xor": _binary("logical_xor"), "clip": _clip,
+    "isclose": _close_fn("isclose"), "allclose": _close_fn("allclose"),
+    # linear algebra
+    "matmul": _same("matmul"), "matrix_transpose": lambda x: x.mT, "tensordot": _tensordot,
+    "vecdot": _vecdot, "linalg.cholesky": _cholesky, "linalg.cross": _cross,
+    "linalg.det": _same("linalg.det"), "linalg.diagonal": _same("linalg.diagonal"),
+    "linalg.eigh": _same("linalg.eigh"), "linalg.eigvalsh": _same("linalg.eigvalsh"),
+    "linalg.eig": _same("linalg.eig"), "linalg.eigvals": _same("linalg.eigvals"),
+    "linalg.inv": _same("linalg.inv"), "linalg.matrix_norm": _matrix_norm,
+    "linalg.matrix_power": _same("linalg.matrix_power"), "linalg.matrix_rank": _matrix_rank,
+    "linalg.outer": _same("outer"), "linalg.pinv": _pinv, "linalg.qr": _same("linalg.qr"),
+    "linalg.slogdet": _same("linalg.slogdet"), "linalg.solve": _same("linalg.solve"),
+    "linalg.svd": _same("linalg.svd"), "linalg.svdvals": _same("linalg.svdvals"),
+    "linalg.trace": _trace, "linalg.vector_norm": _vector_norm,
+    # manipulation and indexing
+    "broadcast_arrays": lambda *a: torch.broadcast_tensors(*a),
+    "broadcast_shapes": _broadcast_shapes, "broadcast_to": _same("broadcast_to"),
+    "concat": _concat, "expand_dims": _expand_dims, "flip": _flip,
+    "moveaxis": _same("movedim"), "permute_dims": _same("permute"), "repeat": _repeat,
+    "reshape": _reshape, "roll": _roll, "squeeze": _squeeze, "stack": _same("stack"),
+    "tile": _same("tile"), "unstack": _same("unbind"), "take": _take,
+    "take_along_axis": _take_along_axis, "getitem": _getitem, "index_put": _index_put,
+    # reductions
+    "sum": _reduction("sum"), "prod": _reduction("prod", one_dim=True),
+    "mean": _reduction("mean"), "std": _std("std"), "var": _std("var"),
+    "max": _reduction("amax"), "min": _reduction("amin"),
+    "cumulative_sum": _cumulative("cumsum"), "cumulative_prod": _cumulative("cumprod"),
+    "all": _reduction("all"), "any": _reduction("any"), "diff": _diff,
+    # searching, sorting, sets
+    "argmax": _arg("argmax"), "argmin": _arg("argmin"), "count_nonzero": _count_nonzero,
+    "nonzero": _nonzero, "searchsorted": _searchsorted, "where": _same("where"),
+    "argsort": _argsort, "sort": _sort, "isin": _same("isin"),
+    "unique_all": _unique_all, "unique_counts": _unique_counts,
+    "unique_inverse": _unique_inverse, "unique_values": lambda x: torch.unique(x, sorted=True),
+    # fft
+    "fft.fft": _fft1("fft.fft"), "fft.ifft": _fft1("fft.ifft"), "fft.rfft": _fft1("fft.rfft"),
+    "fft.irfft": _fft1("fft.irfft"), "fft.hfft": _fft1("fft.hfft"),
+    "fft.ihfft": _fft1("fft.ihfft"), "fft.fftn": _fftn("fft.fftn"),
+    "fft.ifftn": _fftn("fft.ifftn"), "fft.rfftn": _fftn("fft.rfftn"),
+    "fft.irfftn": _fftn("fft.irfftn"), "fft.fftfreq": _fftfreq("fft.fftfreq"),
+    "fft.rfftfreq": _fftfreq("fft.rfftfreq"), "fft.fftshift": _fftshift("fft.fftshift"),
+    "fft.ifftshift": _fftshift("fft.ifftshift"),
+}
+"""Op name -> adapter computing the same call with PyTorch."""
+
+TORCH_VJP: dict[str, Callable[..., Any]] = {
+    "floor_divide": lambda x1, x2: torch.floor(torch.div(_scalar_as(x1, x2),
+                                                         _scalar_as(x2, x1))),
+}
+"""Adapters used for gradients where torch's own op has no derivative (see DIFFERENCES)."""
+
+NO_COUNTERPART: dict[str, str] = {
+    "isdtype": "PyTorch has no dtype-kind predicate (only is_floating_point/is_complex "
+               "on tensors); the array API's kinds ('real floating', 'integral', ...) have no "
+               "torch spelling",
+    "rechunk": "Dask chunk layout: PyTorch tensors are not chunked",
+    "persist": "Dask evaluation control: PyTorch is eager",
+}
+"""Ops without a PyTorch counterpart, with the reason."""
+
+PIECEWISE = frozenset({
+    "abs", "ceil", "floor", "round", "sign", "trunc", "maximum", "minimum", "clip", "max",
+    "min", "remainder", "floor_divide", "copysign", "sort", "linalg.vector_norm",
+    "linalg.matrix_norm", "hypot", "nextafter",
+})
+"""Ops not smooth everywhere (kinks, jumps): no second-order comparison (norms: ord=1/inf)."""
+
+
+# --- deliberate differences -----------------------------------------------------------------
+
+_DOC = "docs/pytorch-differences.md"
+
+DIFFERENCES: dict[str, str] = {
+    "can_cast-narrow": f"can_cast: the standard's same-kind-widening only ({_DOC})",
+    "sum-uint8-upcast": f"sum of unsigned ints: the standard's uint64, torch's int64 ({_DOC})",
+    "prod-uint8-upcast": f"prod of unsigned ints: the standard's uint64, torch's int64 ({_DOC})",
+    "can_cast-uint-to-int": f"can_cast: the standard's promotion table ({_DOC})",
+}
+"""Case ids (or ``"<case id>:vjp"``) where arrayflow follows the standard, not PyTorch."""
+
+
+# --- conversion and comparison --------------------------------------------------------------
+
+def to_torch(obj):
+    """The case's NumPy-level inputs as torch's: arrays -> tensors (copies), dtypes -> torch's."""
+    if isinstance(obj, Raw):
+        return obj.value
+    if isinstance(obj, _DTypeArg):
+        return getattr(torch, obj.name)
+    if isinstance(obj, np.ndarray):
+        return torch.from_numpy(np.array(obj, copy=True))
+    if isinstance(obj, dict):
+        return {k: to_torch(v) for k, v in obj.items()}
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(to_torch(v) for v in obj)
+    return obj
+
+
+def torch_dtype_name(dtype) -> str:
+    """``torch.float32`` -> ``"float32"``."""
+    return str(dtype).removeprefix("torch.")
+
+
+def oracle_tolerance(dtype_name: str, case: OpCase | None = None) -> tuple[float, float] | None:
+    """``(rtol, atol)`` against torch: the case's own where looser, None (exact) for ints."""
+    base = {"float32": (1e-5, 1e-6), "complex64": (1e-5, 1e-6),
+            "float64": (1e-10, 1e-12), "complex128": (1e-10, 1e-12)}.get(dtype_name)
+    if base is None:
+        return None
+    if case is not None and dtype_name in case.tol:
+        r, a = case.tol[dtype_name]
+        base = (max(base[0], r), max(base[1], a))
+    return base
+
+
+def _host(x):
+    """A torch or arrayflow Tensor (or raw value) as a NumPy array / Python value."""
+    import arrayflow as af
+
+    if isinstance(x, af.Tensor):
+        return x.detach().numpy()
+    if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
+        return x.detach().resolve_conj().numpy()
+    return x
+
+
+def assert_same(got, want, where: str, case: OpCase | None = None, *, values: bool = True,
+                scale: float = 1.0) -> None:
+    """Assert arrayflow's ``got`` equals torch's ``want``: structure, dtype, shape, values.
+
+    Parameters
+    ----------
+    got, want
+        arrayflow and torch results (Tensors, nested tuples of them, or raw values).
+    where : str
+        Names the comparison in the failure message.
+    case : OpCase, optional
+        Supplies looser tolerances (linear algebra) and ``canon`` (decompositions).
+    values : bool
+        False compares dtype and shape only (random and uninitialized results).
+    scale : float
+        Multiplies the tolerances (second derivatives accumulate more rounding).
+    """
+    import arrayflow as af
+
+    if isinstance(want, (tuple, list)) and not isinstance(got, af.Tensor):
+        assert isinstance(got, (tuple, list)), f"{where}: expected a sequence, got {got!r}"
+        assert len(got) == len(want), f"{where}: {len(got)} items, torch has {len(want)}"
+        if case is not None and case.canon is not None and values:
+            g = case.canon(type(got)(*[_host(t) for t in got]) if hasattr(got, "_fields")
+                           else tuple(_host(t) for t in got))
+            w = case.canon(type(got)(*[_host(t) for t in want]) if hasattr(got, "_fields")
+                           else tuple(_host(t) for t in want))
+            for i, (a, b) in enumerate(zip(got, want)):
+                _check_meta(a, b, f"{where}[{i}]")
+            for i, (a, b) in enumerate(zip(g, w)):
+                _close(a, b, f"{where}[{i}]", case, scale)
+            return
+        for i, (a, b) in enumerate(zip(got, want)):
+            assert_same(a, b, f"{where}[{i}]", case, values=values, scale=scale)
+        return
+    if isinstance(got, af.Tensor):
+        _check_meta(got, want, where)
+        if not values:
+            return
+        g, w = _host(got), _host(want)
+        if case is not None and case.canon is not None:
+            g, w = case.canon(g), case.canon(w)
+        _close(g, w, where, case, scale)
+        return
+    if isinstance(got, af.DType):
+        assert got.name == torch_dtype_name(want), f"{where}: {got.name}, torch {want}"
+        return
+    if hasattr(got, "bits"):  # finfo / iinfo
+        for name in ("bits", "eps", "max", "min"):
+            if hasattr(want, name):
+                assert getattr(got, name) == getattr(want, name), (
+                    f"{where}.{name}: {getattr(got, name)!r}, torch {getattr(want, name)!r}")
+        if hasattr(want, "smallest_normal"):
+            assert got.smallest_normal == want.smallest_normal, where
+        return
+    assert got == want, f"{where}: {got!r}, torch {want!r}"
+
+
+def _check_meta(got, want, where):
+    import arrayflow as af
+
+    assert isinstance(got, af.Tensor), f"{where}: expected a Tensor, got {type(got).__name__}"
+    assert got.dtype.name == torch_dtype_name(want.dtype), (
+        f"{where}: dtype {got.dtype.name}, torch {torch_dtype_name(want.dtype)}")
+    assert tuple(got.shape) == tuple(want.shape), (
+        f"{where}: shape {tuple(got.shape)}, torch {tuple(want.shape)}")
+
+
+def _close(g, w, where, case, scale):
+    g, w = np.asarray(g), np.asarray(w)
+    tol = oracle_tolerance(w.dtype.name, case)
+    if tol is None:
+        np.testing.assert_array_equal(g, w, err_msg=where)
+    else:
+        np.testing.assert_allclose(g, w, rtol=tol[0] * scale, atol=tol[1] * scale,
+                                   equal_nan=True, err_msg=where)
+
+
+# --- the cases ------------------------------------------------------------------------------
+
+def _a(shape, dtype, low=-2.0, high=2.0):
+    """Spec: like :func:`arrayflow.testing.cases._arr`, always an ndarray (0-d included)."""
+    return lambda rng: np.asarray(_arr(rng, shape, dtype, low, high), dtype=dtype)
+
+
+def _extra_cases() -> list[OpCase]:
+    """0-d, empty, broadcasting and negative-axis cases the NumPy table does not need."""
+    f32, f64 = "float32", "float64"
+    c = []
+    for name, (low, high, dtypes) in _UNARY.items():
+        for d in dtypes:
+            if d in FLOATS:
+                c.append(OpCase(name, _inputs(_a((), d, low, high)), label=f"0d-{d}"))
+        d = dtypes[0]
+        c.append(OpCase(name, _inputs(_a((0, 3), d, low, high)), label=f"empty-{d}"))
+    c.append(OpCase("erf", _inputs(_a((), f64)), label="0d-float64"))
+    c.append(OpCase("erf", _inputs(_a((0,), f32)), label="empty-float32"))
+    smooth_binary = {"add": None, "subtract": None, "multiply": None,
+                     "divide": _away, "atan2": None, "hypot": None, "logaddexp": None,
+                     "maximum": None, "minimum": None}
+    for name, den in smooth_binary.items():
+        spec = (lambda s, d, den=den: den(s, d)) if den else (lambda s, d: _a(s, d))
+        c += [OpCase(name, _inputs(_a((2, 1, 3), f64), spec((4, 1), f64)),
+                     label="broadcast-3d-float64"),
+              OpCase(name, _inputs(_a((), f32), spec((2, 3), f32)), label="0d-with-2d-float32"),
+              OpCase(name, _inputs(_a((0, 3), f64), spec((3,), f64)), label="empty-broadcast"),
+              OpCase(name, _inputs(_a((3,), f32), spec((2, 3), f64)),
+                     label="promote-broadcast")]
+    for name in ("add", "multiply", "pow", "maximum", "atan2"):  # mixed kinds: PyTorch's rule
+        c.append(OpCase(name, _inputs(_a((2, 3), f32, 0.5, 2), _a((3,), "int64", 0, 3)),
+                        label="mixed-float32-int64"))
+    for name in ("isclose", "allclose"):
+        c += [OpCase(name, _inputs(_a((2, 3), f64), _a((3,), f64)), label="broadcast"),
+              OpCase(name, lambda rng: ((x := _a((2, 3), f32)(rng), x + np.float32(1e-6)),
+                                        {"rtol": 1e-3, "atol": 0.0}), label="close-float32"),
+              OpCase(name, lambda rng: ((np.asarray([1.0, np.nan]), np.asarray([1.0, np.nan])),
+                                        {"equal_nan": True}), label="equal-nan")]
+    c.append(OpCase("where", _inputs(_a((2, 3), "bool"), _a((2, 3), f32), _a((3,), "int32")),
+                    label="mixed-float32-int32"))
+    c.append(OpCase("pow", _inputs(_a((2, 1, 3), f64, 0.5, 2), _a((4, 1), f64)),
+                    label="broadcast-3d-float64"))
+    c.append(OpCase("pow", _inputs(_a((), f64, 0.5, 2), _a((3,), f64)), label="0d-base"))
+    c.append(OpCase("where", _inputs(_a((2, 1, 3), "bool"), _a((4, 1), f64), _a((), f64)),
+                    label="broadcast-3d-0d"))
+    for name in ("sum", "prod", "mean", "max", "min"):
+        lo, hi = (0.5, 1.5) if name == "prod" else (-2, 2)
+        c += [OpCase(name, _inputs(_a((2, 3, 4), f64, lo, hi), kwargs={"axis": -1}),
+                     label="axis-negative"),
+              OpCase(name, _inputs(_a((2, 3, 4), f32, lo, hi),
+                                   kwargs={"axis": (0, -1), "keepdims": True}),
+                     label="axes-negative-keepdims"),
+              OpCase(name, _inputs(_a((), f64, lo, hi)), label="0d")]
+    for name in ("sum", "prod"):
+        c.append(OpCase(name, _inputs(_a((0, 3), f64), kwargs={"axis": 0}), label="empty-axis0"))
+    for name in ("std", "var"):
+        c += [OpCase(name, _inputs(_a((3, 4), f64), kwargs={"axis": -1, "correction": 1}),
+                     label="axis-negative"),
+              OpCase(name, _inputs(_a((2, 3, 4), f32), kwargs={"axis": (-1, 0),
+                                                               "keepdims": True}),
+                     label="axes-negative-keepdims")]
+    for name in ("cumulative_sum", "cumulative_prod"):
+        lo, hi = (0.5, 1.5) if name == "cumulative_prod" else (-2, 2)
+        c += [OpCase(name, _inputs(_a((3, 4), f64, lo, hi), kwargs={"axis": -1}),
+                     label="axis-negative"),
+              OpCase(name, _inputs(_a((0,), f64)), label="empty")]
+    for name in ("argmax", "argmin"):
+        c.append(OpCase(name, _inputs(_a((3, 4), f64), kwargs={"axis": -1}),
+                        label="axis-negative"))
+    c += [
+        OpCase("concat", lambda rng: (([_a((2, 3), f64)(rng), _a((2, 1), f64)(rng)],),
+                                      {"axis": -1}), label="axis-negative"),
+        OpCase("stack", lambda rng: (([_a((2, 3), f64)(rng), _a((2, 3), f64)(rng)],),
+                                     {"axis": -2}), label="axis-negative"),
+        OpCase("stack", lambda rng: (([_a((), f64)(rng), _a((), f64)(rng)],), {}), label="0d"),
+        OpCase("squeeze", _inputs(_a((2, 1), f64), kwargs={"axis": -1}), label="axis-negative"),
+        OpCase("moveaxis", _inputs(_a((2, 3, 4), f64), extra=(-1, -3)), label="negative"),
+        OpCase("take", _inputs(_a((3, 4), f64), _a((5,), "int64", 0, 4), kwargs={"axis": -1}),
+               label="axis-negative"),
+        OpCase("unstack", _inputs(_a((2, 3), f64), kwargs={"axis": -1}),
+               label="axis-negative"),
+        OpCase("flip", _inputs(_a((), f64)), label="0d"),
+        OpCase("getitem", _inputs(_a((2, 3), f64), extra=((-1, np.asarray([0, -1, 2])),)),
+               label="negative-int-with-array"),
+        OpCase("getitem", _inputs(_a((3, 2), f64), extra=((np.asarray([[1], [-3]]), -1),)),
+               label="array-with-negative-int"),
+        OpCase("getitem", _inputs(_a((0, 2), f64), extra=((slice(None), slice(1, None)),)),
+               label="empty"),
+        OpCase("getitem", _inputs(_a((), f64), extra=((None, Ellipsis),)), label="0d-newaxis"),
+        OpCase("getitem", _inputs(_a((2, 3), f64), extra=((slice(None, 0),),)),
+               label="empty-result"),
+        OpCase("getitem", lambda rng: ((_a((3, 2, 2), f64)(rng),
+                                        np.asarray([True, False, True])), {}),
+               label="boolean-mask-leading-axis", lazy=False, lazy_note="data-dependent"),
+        OpCase("getitem", lambda rng: ((_a((0, 2), f64)(rng), np.zeros((0,), bool)), {}),
+               label="boolean-mask-empty", lazy=False, lazy_note="data-dependent"),
+        OpCase("reshape", _inputs(_a((0, 3), f64), extra=((3, 0),)), label="empty"),
+        OpCase("broadcast_to", _inputs(_a((), f64), extra=((2, 3),)), label="0d"),
+        OpCase("expand_dims", _inputs(_a((), f64), kwargs={"axis": 0}), label="0d"),
+        OpCase("matmul", _inputs(_a((3, 0), f64), _a((0, 2), f64)), label="empty-inner"),
+        OpCase("matmul", _inputs(_a((4, 2, 3), f64), _a((3,), f64)), label="batch-vec",
+               tol=LIN),
+        OpCase("linalg.vector_norm", _inputs(_a((3, 4), f64), kwargs={"axis": -1}),
+               label="axis-negative", tol=LIN),
+        OpCase("linalg.vector_norm", _inputs(_a((), f64)), label="0d", tol=LIN),
+        OpCase("vecdot", _inputs(_a((2, 1, 3), f64), _a((4, 3), f64)),
+               label="broadcast-3d", tol=LIN),
+        OpCase("clip", _inputs(_a((2, 3), f64), _a((3,), f64, -1, 0), _a((2, 1), f64, 0, 1)),
+               label="broadcast-bounds"),
+    ]
+    return c
+
+
+class _LazyOracleCases:
+    """The compared cases, built on first use."""
+
+    _cases: tuple[OpCase, ...] | None = None
+
+    def _get(self) -> tuple[OpCase, ...]:
+        if self._cases is None:
+            self._cases = tuple(c for c in CASES + tuple(_extra_cases()) if c.op in TORCH)
+        return self._cases
+
+    def __iter__(self):
+        return iter(self._get())
+
+    def __len__(self):
+        return len(self._get())
+
+    def __getitem__(self, i):
+        return self._get()[i]
+
+
+ORACLE_CASES = _LazyOracleCases()
+"""Every case compared with PyTorch (the table's cases of mapped ops, then the extra ones)."""
