@@ -625,3 +625,30 @@ def test_retain_grad_follows_an_inplace_write_and_hooks_stay_as_torch(backend):
         out.append((_np(y.grad), seen[0], _np(b.grad), _np(x.grad)))
     for a, t in zip(out[1], out[0]):
         assert_allclose(a, t)
+
+
+def test_hook_modifying_its_gradient_in_place_changes_it_as_torch(backend):
+    out = []
+    for x in _pair([1.0, 2.0], True):
+        def double(g):
+            g *= 2
+
+        x.register_hook(double)
+        y = x * 1
+        y.register_hook(double)
+        (y * 3).sum().backward()
+        out.append(_np(x.grad))
+    assert_allclose(out[1], out[0])
+
+
+def test_non_leaf_grad_accumulates_with_retain_grad_as_torch(backend):
+    out = []
+    for x in _pair([1.0, 2.0, 3.0], True):
+        y = x * 2
+        y.retain_grad()
+        z = (y * y).sum()
+        z.backward(retain_graph=True)
+        z.backward()
+        out.append((_np(y.grad), _np(x.grad)))
+    assert_allclose(out[1][0], out[0][0])
+    assert_allclose(out[1][1], out[0][1])

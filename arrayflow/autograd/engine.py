@@ -226,8 +226,8 @@ def _run_hook(hook, g, backend, create_graph):
     value"); nothing is broadcast or cast."""
     gt = _as_tensor(g, backend)
     new = hook(gt)
-    if new is None:
-        return g
+    if new is None:  # the hook may have modified its argument in place (PyTorch uses that)
+        return gt if create_graph else gt._cell.array
     check_hook_grad(hook, new, gt.shape, gt.dtype, backend, "Tensor.register_hook")
     return new if create_graph else _raw(new)
 
