@@ -1373,6 +1373,23 @@ for _name, _fn in _METHOD_OPS.items():
     if not hasattr(Tensor, _name):
         setattr(Tensor, _name, _fn)
 
+
+def _real_part(self):
+    """Real part (PyTorch's ``Tensor.real`` property; a real Tensor is returned itself)."""
+    return _e.real(self) if self.dtype.kind == "complex floating" else self
+
+
+def _imag_part(self):
+    """Imaginary part (PyTorch's ``Tensor.imag`` property; complex Tensors only)."""
+    if self.dtype.kind != "complex floating":
+        raise RuntimeError("Tensor.imag: imag is not implemented for tensors with non-complex "
+                           f"dtypes (got {self.dtype})")
+    return _e.imag(self)
+
+
+Tensor.real = property(_real_part)  # attributes in PyTorch, not methods
+Tensor.imag = property(_imag_part)
+
 from . import _tensor_methods  # noqa: E402 - PyTorch's methods beyond the standard's
 
 _tensor_methods.install(Tensor)

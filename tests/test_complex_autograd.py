@@ -99,6 +99,20 @@ def test_imag_is_not_a_silent_zero(backend):
     np.testing.assert_array_equal(z.grad.numpy(), np.full(Z.shape, 1j))
 
 
+def test_real_and_imag_are_attributes_as_in_torch(backend):
+    z = af.asarray(Z, requires_grad=True)
+    af.sum(z.real * 2 + z.imag * 3).backward()
+    zt = torch.tensor(Z, requires_grad=True)
+    (zt.real * 2 + zt.imag * 3).sum().backward()
+    np.testing.assert_array_equal(z.grad.numpy(), _torch_np(zt.grad))
+    x = af.asarray(R3)
+    assert x.real is x  # torch: the real part of a real Tensor is the Tensor
+    with pytest.raises(RuntimeError, match="imag is not implemented"):
+        _ = x.imag
+    with pytest.raises(RuntimeError, match="imag is not implemented"):
+        _ = torch.tensor(R3).imag
+
+
 def test_abs_squared_gives_two_z(backend):
     z = af.asarray(Z, requires_grad=True)
     af.sum(af.abs(z) ** 2).backward()
