@@ -490,19 +490,31 @@ def _pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 
 
-def _pad2d(x, ph, pw, value=0.0):
-    """Pad the last two dimensions of ``x`` with ``value`` using concat only."""
-    if ph:
-        shape = tuple(x.shape[:-2]) + (ph, x.shape[-1])
-        with _backend.use_backend(x.backend):
-            band = _c.full(shape, value, dtype=x.dtype)
-        x = _m.concat([band, x, band], axis=-2)
-    if pw:
-        shape = tuple(x.shape[:-1]) + (pw,)
-        with _backend.use_backend(x.backend):
-            band = _c.full(shape, value, dtype=x.dtype)
-        x = _m.concat([band, x, band], axis=-1)
+def _pad2d(x, ph, pw, value=0.0, extra_h=0, extra_w=0):
+    """Pad the last two dimensions of ``x`` with ``value`` using concat only: ``ph``/``pw`` on
+    both sides, plus ``extra_h``/``extra_w`` more at the bottom/right (``ceil_mode``)."""
+    for axis, before, after in ((-2, ph, ph + extra_h), (-1, pw, pw + extra_w)):
+        if not (before or after):
+            continue
+        bands = []
+        for n in (before, after):
+            shape = list(x.shape)
+            shape[axis] = n
+            with _backend.use_backend(x.backend):
+                bands.append(_c.full(tuple(shape), value, dtype=x.dtype) if n else None)
+        x = _m.concat([b for b in (bands[0], x, bands[1]) if b is not None], axis=axis)
     return x
+
+
+def _pool_extent(size, k, s, p, d, ceil_mode):
+    """PyTorch's pooling output size along one axis and the extra padding ``ceil_mode`` needs
+    at the end (``pooling_output_shape``: the last window must start inside the input or the
+    left padding)."""
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (span + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out, max(0, (out - 1) * s + d * (k - 1) + 1 - (size + 2 * p))
 
 
 def _patches(x, kh, kw, sh, sw, dh, dw):
@@ -573,9 +585,13 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 @overridable
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """2-D max pooling (``F.max_pool2d``; ``ceil_mode``/``return_indices`` not supported)."""
-    if ceil_mode or return_indices:
-        raise NotImplementedError("max_pool2d: ceil_mode and return_indices are not supported")
+    """2-D max pooling (``F.max_pool2d``): input (N, C, H, W) or (C, H, W).
+
+    ``ceil_mode`` rounds the output size up as PyTorch does (the last window starts inside
+    the input or the left padding); ``return_indices`` also returns the int64 position of
+    each maximum in the flattened ``H * W`` plane (the first maximum of a window, as
+    PyTorch's CPU kernel).
+    """
     unbatched = input.ndim == 3
     if unbatched:
         input = _m.expand_dims(input, axis=0)
@@ -583,34 +599,56 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     sh, sw = _pair(stride if stride is not None else kernel_size)
     dh, dw = _pair(dilation)
     ph, pw = _pair(padding)
-    x = _pad2d(input, ph, pw, value=-math.inf)
+    h, w = input.shape[-2], input.shape[-1]
+    oh, eh = _pool_extent(h, kh, sh, ph, dh, ceil_mode)
+    ow, ew = _pool_extent(w, kw, sw, pw, dw, ceil_mode)
+    x = _pad2d(input, ph, pw, value=-math.inf, extra_h=eh, extra_w=ew)
     cols, _, _ = _patches(x, kh, kw, sh, sw, dh, dw)
     out = _r.max(cols, axis=2)
-    return _m.squeeze(out, axis=0) if unbatched else out
+    if not return_indices:
+        return _m.squeeze(out, axis=0) if unbatched else out
+    k = _s.argmax(cols.detach(), axis=2)  # (N, C, OH, OW): the window position of the max
+    with _backend.use_backend(input.backend):
+        rows = _m.reshape(_c.arange(oh, dtype=k.dtype) * sh - ph, (oh, 1))
+        colz = _m.reshape(_c.arange(ow, dtype=k.dtype) * sw - pw, (1, ow))
+    idx = (rows + (k // kw) * dh) * w + colz + (k % kw) * dw
+    if unbatched:
+        return _m.squeeze(out, axis=0), _m.squeeze(idx, axis=0)
+    return out, idx
 
 
 @overridable
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
-    """2-D average pooling (``F.avg_pool2d``; ``ceil_mode`` not supported)."""
-    if ceil_mode:
-        raise NotImplementedError("avg_pool2d: ceil_mode is not supported")
+    """2-D average pooling (``F.avg_pool2d``): input (N, C, H, W) or (C, H, W).
+
+    The divisor is PyTorch's: the window's size within the padded input
+    (``count_include_pad=True``, windows that ``ceil_mode`` extends past it count only the
+    part inside), the number of input elements in it (``False``), or ``divisor_override``.
+    """
     unbatched = input.ndim == 3
     if unbatched:
         input = _m.expand_dims(input, axis=0)
     kh, kw = _pair(kernel_size)
     sh, sw = _pair(stride if stride is not None else kernel_size)
     ph, pw = _pair(padding)
-    x = _pad2d(input, ph, pw)
+    h, w = input.shape[-2], input.shape[-1]
+    _, eh = _pool_extent(h, kh, sh, ph, 1, ceil_mode)
+    _, ew = _pool_extent(w, kw, sw, pw, 1, ceil_mode)
+    x = _pad2d(input, ph, pw, extra_h=eh, extra_w=ew)
     cols, _, _ = _patches(x, kh, kw, sh, sw, 1, 1)
     total = _r.sum(cols, axis=2)
     if divisor_override is not None:
         out = total / divisor_override
-    elif count_include_pad or (ph == 0 and pw == 0):
+    elif (count_include_pad or (ph == 0 and pw == 0)) and not (eh or ew):
         out = total / (kh * kw)
     else:
         with _backend.use_backend(input.backend):
-            ones = _c.ones((1, 1) + tuple(input.shape[-2:]), dtype=input.dtype)
-        counts, _, _ = _patches(_pad2d(ones, ph, pw), kh, kw, sh, sw, 1, 1)
+            ones = _c.ones((1, 1, h, w), dtype=input.dtype)
+        if count_include_pad:  # the padded input counts, the ceil_mode overhang does not
+            region = _pad2d(_pad2d(ones, ph, pw, value=1.0), 0, 0, extra_h=eh, extra_w=ew)
+        else:
+            region = _pad2d(ones, ph, pw, extra_h=eh, extra_w=ew)
+        counts, _, _ = _patches(region, kh, kw, sh, sw, 1, 1)
         out = total / _r.sum(counts, axis=2)
     return _m.squeeze(out, axis=0) if unbatched else out

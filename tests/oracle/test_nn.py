@@ -53,6 +53,16 @@ EXTRA = [
          {"x": _x(1, 2, 5, 5)}),
     Case("max_pool2d-indices", lambda F, x: F.max_pool2d(x, 2, return_indices=True)[1],
          {}, {"x": _x(1, 2, 4, 6)}),
+    Case("max_pool2d-indices-ceil-pad", lambda F, x: F.max_pool2d(
+        x, 3, stride=2, padding=1, ceil_mode=True, return_indices=True)[1],
+         {}, {"x": _x(2, 1, 6, 5)}),
+    Case("max_pool2d-unbatched-ceil", lambda F, x: F.max_pool2d(x, (2, 3), ceil_mode=True),
+         {"x": _x(2, 5, 7)}),
+    Case("avg_pool2d-ceil-pad-exclude", lambda F, x: F.avg_pool2d(
+        x, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+         {"x": _x(1, 2, 6, 5)}),
+    Case("avg_pool2d-ceil-pad-include", lambda F, x: F.avg_pool2d(
+        x, 3, stride=2, padding=1, ceil_mode=True), {"x": _x(1, 2, 6, 5)}),
     Case("avg_pool2d-ceil-divisor", lambda F, x: F.avg_pool2d(x, 2, ceil_mode=True,
                                                              divisor_override=3),
          {"x": _x(1, 2, 5, 5)}),
@@ -104,11 +114,7 @@ EXTRA = [
          {"x": _x(2, 3, 4)}, {"t": _idx([0, 1, 2, 2], [1, 0, 0, 2])}),
 ]
 
-XFAIL = {
-    "max_pool2d-ceil": "max_pool2d(ceil_mode=True) raises NotImplementedError",
-    "max_pool2d-indices": "max_pool2d(return_indices=True) raises NotImplementedError",
-    "avg_pool2d-ceil-divisor": "avg_pool2d(ceil_mode=True) raises NotImplementedError",
-}
+XFAIL: dict[str, str] = {}
 """Functional cases with a known gap (strict xfails: they flip when implemented)."""
 
 F_CASES = [pytest.param(c, d, id=f"{c.name}-{d}",
@@ -196,7 +202,10 @@ LAYERS = [
     ("Embedding", (7, 3), {"padding_idx": 2}, [("int", (2, 4), 7)]),
     ("MaxPool2d", (2,), {}, [(2, 3, 4, 6)]),
     ("MaxPool2d-pad", (3,), {"stride": 2, "padding": 1}, [(1, 2, 5, 6)]),
+    ("MaxPool2d-ceil", (3,), {"stride": 2, "ceil_mode": True}, [(2, 1, 6, 7)]),
     ("AvgPool2d", (2,), {}, [(2, 3, 4, 6)]),
+    ("AvgPool2d-ceil-pad", (3,), {"stride": 2, "padding": 1, "ceil_mode": True},
+     [(1, 2, 6, 5)]),
     ("AvgPool2d-exclude", (3,), {"stride": 2, "padding": 1, "count_include_pad": False},
      [(1, 2, 5, 6)]),
     ("Dropout-p0", (0.0,), {}, [(3, 4)]),
