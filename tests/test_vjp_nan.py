@@ -105,7 +105,7 @@ CASES = {
     **{f"matrix_norm-{o}-zero": (lambda x, o=o: LA.matrix_norm(x, ord=o),
                                  lambda x, o=o: TLA.matrix_norm(x, ord=o),
                                  [[0.0, 0.0], [0.0, 0.0]])
-       for o in ("fro", 1, INF)},
+       for o in ("fro", 1, INF, "nuc", 2)},
     **{f"matrix_norm-{o}-tie": (lambda x, o=o: LA.matrix_norm(x, ord=o),
                                 lambda x, o=o: TLA.matrix_norm(x, ord=o),
                                 [[1.0, 2.0], [2.0, 1.0]])
