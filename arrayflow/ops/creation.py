@@ -125,8 +125,10 @@ def asarray(backend, obj, /, *, dtype=None, device=None, copy=None, chunks=None)
     """
     y = _asarray(backend, obj, dtype, device, copy, chunks)
     # Differentiable in its Tensor argument (PyTorch's as_tensor keeps the graph): the
-    # gradient flows back, cast to the input's dtype.
-    return y, (getattr(obj, "dtype", None) if backend.is_array(obj) else None,)
+    # gradient flows back, cast to the input's dtype (its real part for a real input).
+    if not backend.is_array(obj):
+        return y, (None, False)
+    return y, (obj.dtype, backend.xp.isdtype(obj.dtype, "complex floating"))
 
 
 def _asarray(backend, obj, dtype, device, copy, chunks=None):
@@ -165,8 +167,10 @@ def _asarray_raw(backend, obj, dtype, device, copy):
 
 @asarray.defvjp
 def _asarray_vjp(xp, res, g):
-    (in_dtype,) = res
+    in_dtype, was_complex = res
     if in_dtype is not None and g.dtype != in_dtype:
+        if not was_complex and xp.isdtype(g.dtype, "complex floating"):
+            g = xp.real(g)
         g = xp.astype(g, in_dtype)
     return (g,)
 
@@ -470,7 +474,7 @@ def _meshgrid_vjp(xp, res, *gs):
 
 
 # Masks and broadcasts: the VJPs are right for complex values as they are (PyTorch's
-# convention, arrayflow.ops._vjp_util). ``asarray`` casts, so it is not declared.
+# convention, arrayflow.ops._vjp_util); ``asarray`` casts back as ``astype`` does.
 from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
 
-_mark_complex_ok(tril, triu, meshgrid)
+_mark_complex_ok(asarray, tril, triu, meshgrid)
