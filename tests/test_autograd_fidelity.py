@@ -652,3 +652,33 @@ def test_non_leaf_grad_accumulates_with_retain_grad_as_torch(backend):
         out.append((_np(y.grad), _np(x.grad)))
     assert_allclose(out[1][0], out[0][0])
     assert_allclose(out[1][1], out[0][1])
+
+
+def test_function_gradient_is_summed_to_the_input_shape_and_cast_as_torch(backend):
+    out = []
+    for lib, (x, b) in zip((torch, af), zip(_pair(np.ones((2, 3)), True), _pair(np.ones(3), True))):
+        class Add(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, b):
+                return x + b
+
+            @staticmethod
+            def backward(ctx, g):
+                return g.double(), g  # b's gradient still has x's shape: summed
+
+        (Add.apply(x, b) * 3).sum().backward()
+        out.append((_np(x.grad), _np(b.grad), str(x.grad.dtype)))
+        with pytest.raises(RuntimeError, match=r"returned an invalid gradient at index 0 - got "
+                                               r"\[3\] but expected shape compatible with \[2\]"):
+            class Bad(lib.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    return x * 2
+
+                @staticmethod
+                def backward(ctx, g):
+                    return g.new_ones(3) if hasattr(g, "new_ones") else af.ones(3)
+            Bad.apply(lib.ones(2, requires_grad=True)).sum().backward()
+    assert_allclose(out[1][0], out[0][0])
+    assert_allclose(out[1][1], out[0][1])
+    assert out[1][2].endswith("float32") and out[0][2].endswith("float32")

@@ -173,13 +173,32 @@ class BackwardCFunction(_graph.Node):
                         f"{fname}.backward: gradient for input {pidx} is on backend "
                         f"{g._backend.name!r}, expected {backend.name!r}")
                 if g.shape != meta_shape:
-                    raise RuntimeError(
-                        f"{fname}.backward: gradient for input {pidx} has shape {g.shape}, "
-                        f"expected {meta_shape} (the input's shape)")
+                    # PyTorch (validate_outputs): a gradient the input broadcasts to is
+                    # summed to the input's shape; any other shape raises.
+                    if not _expandable(meta_shape, g.shape):
+                        raise RuntimeError(
+                            f"Function {self.name()} returned an invalid gradient at index "
+                            f"{pidx} - got {list(g.shape)} but expected shape compatible "
+                            f"with {list(meta_shape)} ({fname}.backward, gradient for input "
+                            f"{pidx})")
+                    import sys
+
+                    from ..ops._vjp_util import sum_to_shape
+
+                    with _enabled_as(create_graph):
+                        g = sum_to_shape(sys.modules["arrayflow"], g, meta_shape)
                 if g.dtype is not meta_dtype:
-                    raise RuntimeError(
-                        f"{fname}.backward: gradient for input {pidx} has dtype {g.dtype}, "
-                        f"expected {meta_dtype} (the input's dtype)")
+                    # PyTorch casts the gradient to the input's dtype; real <-> complex is
+                    # refused here (it would drop or invent an imaginary part).
+                    if (g.dtype.kind == "complex floating") != (
+                            meta_dtype.kind == "complex floating"):
+                        raise RuntimeError(
+                            f"{fname}.backward: gradient for input {pidx} has dtype {g.dtype}, "
+                            f"expected {meta_dtype} (the input's dtype)")
+                    from ..ops.dtypes import astype
+
+                    with _enabled_as(create_graph):
+                        g = astype(g, meta_dtype)
             out.append(g if create_graph or g is None else g._cell.array)
         return out
 
@@ -239,6 +258,19 @@ def _bind_kwargs(cls, args, kwargs):
 
 
 _MISSING = object()
+
+
+def _expandable(shape, to) -> bool:
+    """Whether ``shape`` broadcasts to ``to`` (PyTorch's ``is_expandable_to``)."""
+    if len(shape) > len(to):
+        return False
+    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(to)))
+
+
+def _enabled_as(mode):
+    from .grad_mode import set_grad_enabled
+
+    return set_grad_enabled(bool(mode))
 
 
 class _FunctionMeta(type):
