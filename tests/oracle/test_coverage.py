@@ -49,10 +49,11 @@ def test_differences_name_real_cases_and_the_document():
 
 
 def test_count_of_compared_functions(capsys):
-    """At least 250 functions are compared with PyTorch (op table, Tensor methods and
+    """At least 250 functions are compared with PyTorch (op table, aliases, Tensor methods and
     operators, nn.functional, layers, optimizers and schedulers)."""
     from test_nn_functional import CASES as FUNCTIONAL_CASES
 
+    from oracle.test_aliases import CASES as ALIAS_CASES
     from oracle.test_methods import COMPARED_METHODS
     from oracle.test_nn import EXTRA, LAYERS
     from oracle.test_optim import CONFIGS, SCHEDULERS
@@ -61,7 +62,8 @@ def test_count_of_compared_functions(capsys):
     functional = {c.name.split("-")[0] for c in FUNCTIONAL_CASES + EXTRA}
     layers = {c[0].split("-")[0] for c in LAYERS}
     optimizers = {n for n, _ in CONFIGS} | set(SCHEDULERS)
-    counts = {"op table": len(ops), "Tensor methods and operators": len(COMPARED_METHODS),
+    counts = {"op table": len(ops), "PyTorch-named aliases": len({c[1] for c in ALIAS_CASES}),
+              "Tensor methods and operators": len(COMPARED_METHODS),
               "nn.functional": len(functional), "nn layers and losses": len(layers),
               "optimizers and schedulers": len(optimizers)}
     total = sum(counts.values())
