@@ -666,6 +666,16 @@ class Tensor:
         return builtins.complex(self._cell.array)
 
     def __index__(self) -> int:
+        """The int value of a 0-d integer Tensor (array API ``__index__``).
+
+        Raises
+        ------
+        TypeError
+            For any other Tensor, with PyTorch's message.
+        """
+        if self.ndim != 0 or self.dtype.kind not in ("signed integer", "unsigned integer"):
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
         return operator.index(self._cell.array)
 
     def __len__(self) -> int:
@@ -1292,19 +1302,41 @@ def _move(arr, src, dst):
 
 # --- operators -----------------------------------------------------------------------------
 
+_NUMBERS = frozenset({int, float, builtins.bool, complex})
+
+
+def _not_operand(other) -> builtins.bool:
+    """True for objects a Tensor operator does not take (a str, a list, None, a dict):
+    the operator returns ``NotImplemented`` and Python raises PyTorch's ``TypeError``
+    ("unsupported operand type(s) for +: 'Tensor' and 'str'") unless ``other``'s
+    reflected method handles it."""
+    t = type(other)
+    return not (isinstance(other, Tensor) or hasattr(t, "__arrayflow_function__")
+                or _backend.backend_of_array(other) is not None)
+
+
 def _binary(fn, name):
     # Straight into the op's wrapper (one Python frame less on the hot path).
     from .ops._registry import _dispatch
 
     def method(self, other):
+        t = type(other)
+        if t is not Tensor and t not in _NUMBERS and _not_operand(other):
+            return NotImplemented
         return _dispatch(fn, (self, other), {}, method)
 
     def rmethod(self, other):
         # Overrides and modes see ``Tensor.__rsub__(self, other)`` (PyTorch passes the
         # method's own argument order); the op itself runs as ``fn(other, self)``.
+        t = type(other)
+        if t is not Tensor and t not in _NUMBERS and _not_operand(other):
+            return NotImplemented
         return _dispatch(fn, (other, self), {})
 
     def imethod(self, other):
+        t = type(other)
+        if t is not Tensor and t not in _NUMBERS and _not_operand(other):
+            return NotImplemented
         return self._inplace(fn, other, f"__i{name}__")
 
     for m, n in ((method, f"__{name}__"), (rmethod, f"__r{name}__"), (imethod, f"__i{name}__")):

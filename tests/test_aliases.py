@@ -159,3 +159,21 @@ def test_cat_dim_gradient(backend):
     (torch.cat([ta, tb], 1) * torch.from_numpy(w)).sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), ta.grad.numpy())
     np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy())
+
+
+@pytest.mark.parametrize("bad", ["a", [1, 2], (1, 2), None, {}], ids=["str", "list", "tuple",
+                                                                     "None", "dict"])
+@pytest.mark.parametrize("op", ["+", "*", "-", "/", "+="])
+def test_operator_with_non_operand_is_pythons_type_error_as_torch(bad, op):
+    """Operators return NotImplemented for objects they do not take, so Python raises the
+    TypeError PyTorch raises ("unsupported operand type(s) for +: 'Tensor' and 'str'")."""
+    def run(t):
+        ns = {"t": t, "bad": bad}
+        exec(f"t {op} bad" if op != "+=" else "t += bad", ns)  # noqa: S102 - fixed text
+
+    with pytest.raises(TypeError) as theirs:
+        run(torch.ones(2))
+    with pytest.raises(TypeError) as ours:
+        run(af.ones(2))
+    assert str(ours.value) == str(theirs.value)
+    assert (af.ones(2) == "a") is False and (torch.ones(2) == "a") is False
