@@ -292,6 +292,33 @@ class Backend:
         """
         raise NotImplementedError(f"backend {self.name!r} has no random number generator")
 
+    def get_rng_state(self):
+        """*Optional.* The state of this backend's random generator as JSON-compatible
+        data (dicts, lists, str, int), for checkpoints that resume exactly
+        (``torch.get_rng_state``). Backends with a generator implement it.
+
+        Raises
+        ------
+        NotImplementedError
+            If the backend cannot export its generator's state.
+        """
+        raise NotImplementedError(
+            f"backend {self.name!r} cannot export its random generator's state")
+
+    def set_rng_state(self, state) -> None:
+        """*Optional.* Restore a state returned by :meth:`get_rng_state`: the draws that
+        follow are those that followed it (``torch.set_rng_state``).
+
+        Raises
+        ------
+        NotImplementedError
+            If the backend cannot restore a generator's state.
+        ValueError
+            If ``state`` is not a state of this backend's generator.
+        """
+        raise NotImplementedError(
+            f"backend {self.name!r} cannot restore its random generator's state")
+
     @property
     def generator(self):
         """This backend's current random generator (created on first use)."""

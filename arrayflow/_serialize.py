@@ -7,8 +7,18 @@ Tensor is a reference to a safetensors key. Loading parses JSON and raw buffers
 only: nothing is unpickled or executed, and every node is checked, so a crafted
 file gives a :class:`CheckpointError`, never code execution.
 
-Writes are atomic: the bytes go to a temporary file in the target's directory,
-which is flushed, fsynced and renamed over the target with ``os.replace``.
+Writes are atomic: the bytes go to a temporary file in the target's directory
+(``.NAME.PID-RANDOM.tmp``, created with the umask's permissions, or the mode of the
+file it replaces), which is flushed, fsynced and renamed over the target with
+``os.replace``. Temporary files left by a killed save are never read by ``load`` and
+are removed by the next save of the same file.
+
+Loading is bounded by the data present: the header (at most ``MAX_HEADER_BYTES``, like
+safetensors) is checked against the file length and its JSON size
+(``MAX_JSON_VALUES``) before it is parsed; every tensor's dtype, shape and offsets are
+checked before its buffer is allocated; a format-2 file's SHA-256 digest (of the
+arrayflow metadata, the tensor table and the data) is verified, so a corrupted file is
+rejected instead of loading different numbers.
 
 numpy and safetensors are imported inside the functions (``import arrayflow``
 imports no array library).
@@ -16,10 +26,13 @@ imports no array library).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
-import tempfile
+import re
+import secrets
+import struct
 from collections import OrderedDict
 
 from . import _backend
@@ -28,9 +41,27 @@ from .tensor import Tensor
 __all__ = ["CheckpointError", "save", "load"]
 
 FORMAT = "arrayflow-checkpoint"
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"
+"""Written by :func:`save`: version 1 plus the ``arrayflow.sha256`` digest.
+:func:`load` reads versions 1 (no digest) and 2."""
+_VERSIONS = ("1", "2")
 MAX_DEPTH = 200
 """Deepest nesting ``load`` accepts (a crafted file cannot exhaust the stack)."""
+MAX_HEADER_BYTES = 100_000_000
+"""Largest header ``load`` reads (safetensors' limit)."""
+MAX_JSON_VALUES = 2_000_000
+"""Most JSON values (counted as ``[``, ``{``, ``,`` and ``:`` bytes, an upper bound)
+a header may hold: parsing it then costs at most a few hundred MB, whatever it claims.
+A state dict of 100,000 Tensors uses about a million."""
+_READ_CHUNK = 1 << 20
+
+# safetensors dtype codes of the host dtypes (little-endian)
+_ST_DTYPES = {
+    "BOOL": ("bool", 1), "U8": ("uint8", 1), "I8": ("int8", 1), "U16": ("uint16", 2),
+    "I16": ("int16", 2), "U32": ("uint32", 4), "I32": ("int32", 4), "U64": ("uint64", 8),
+    "I64": ("int64", 8), "F32": ("float32", 4), "F64": ("float64", 8),
+    "F16": ("float16", 2), "BF16": ("bfloat16", 2),
+}
 
 # Host dtypes a checkpoint may hold (complex Tensors are stored as (real, imag) pairs).
 _HOST_DTYPES = {
@@ -124,8 +155,12 @@ def save(obj, path) -> None:
         an arbitrary object: arrayflow never pickles.
     ValueError
         If ``obj`` is nested deeper than ``MAX_DEPTH``.
+    ValueError
+        If the header would exceed what :func:`load` accepts (``MAX_HEADER_BYTES``,
+        ``MAX_JSON_VALUES``).
     OSError
-        If the file cannot be written; the previous file, if any, is left intact.
+        If the file cannot be written (``ENOSPC``, read-only directory, ...); the
+        previous file, if any, is left intact and no temporary file remains.
     """
     import numpy as np
     import safetensors.numpy
@@ -145,24 +180,101 @@ def save(obj, path) -> None:
         "arrayflow.complex": json.dumps(complex_keys),
     }
     data = safetensors.numpy.save(host, metadata=metadata)
+    # add the digest: of the metadata, the tensor table and the data (offsets are
+    # relative to the data, so a new header leaves the data as it is)
+    n = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + n])
+    body = memoryview(data)[8 + n:]
+    table = _table(header)
+    digest = _digest(header["__metadata__"], table, (body,))
+    header["__metadata__"]["arrayflow.sha256"] = digest
+    head = json.dumps(header, separators=(",", ":")).encode()
+    head += b" " * (-len(head) % 8)
+    if len(head) > MAX_HEADER_BYTES or _json_values(head) > MAX_JSON_VALUES:
+        raise ValueError(
+            f"save: 'obj' needs a header of {len(head)} bytes / {_json_values(head)} JSON "
+            f"values, more than load accepts ({MAX_HEADER_BYTES} / {MAX_JSON_VALUES}); "
+            f"store long lists of numbers as Tensors")
+    write_atomic(path, (struct.pack("<Q", len(head)), head, body))
 
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".",
-                               suffix=".tmp")
+
+def _table(header: dict) -> list:
+    """The tensor entries of a safetensors header as ``[key, dtype, shape, offsets]``."""
+    return sorted([k, v["dtype"], list(v["shape"]), list(v["data_offsets"])]
+                  for k, v in header.items() if k != "__metadata__")
+
+
+def _digest(meta: dict, table: list, chunks) -> str:
+    """SHA-256 of the arrayflow metadata, the tensor table and the data ``chunks``."""
+    h = hashlib.sha256()
+    h.update(json.dumps([FORMAT, meta.get("arrayflow.version"), meta.get("arrayflow.tree"),
+                         meta.get("arrayflow.complex"), table],
+                        separators=(",", ":")).encode())
+    h.update(b"\0")
+    for c in chunks:
+        h.update(c)
+    return h.hexdigest()
+
+
+def _json_values(head: bytes) -> int:
+    """An upper bound of the number of JSON values in ``head`` (no parsing)."""
+    return sum(head.count(c) for c in (b"[", b"{", b",", b":"))
+
+
+_TMP_RE = re.compile(r"^\.(?P<base>.+)\.(?P<pid>\d+)-[0-9a-f]{16}\.tmp$")
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
     try:
-        with os.fdopen(fd, "wb") as f:
-            _write_bytes(f, data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # exists (another user's) or cannot tell: leave its file alone
+    return True
+
+
+def temp_name(path: str) -> str:
+    """A fresh temporary name beside ``path``: ``.NAME.PID-RANDOM.tmp``."""
+    d, base = os.path.split(path)
+    return os.path.join(d, f".{base}.{os.getpid()}-{secrets.token_hex(8)}.tmp")
+
+
+def remove_stale_temps(path: str, *, any_name: bool = False) -> list:
+    """Remove the temporary files (and directories) of ``path`` left by saves whose
+    process is gone (killed mid-save); with ``any_name``, those of every name in
+    ``path``'s directory. Returns the removed paths."""
+    import shutil
+
+    d, base = os.path.split(os.path.abspath(path))
+    removed = []
+    try:
+        names = os.listdir(d)
+    except OSError:
+        return removed
+    for name in names:
+        m = _TMP_RE.match(name)
+        if m is None or (m.group("base") != base and not any_name) or _pid_alive(
+                int(m.group("pid"))):
+            continue
+        full = os.path.join(d, name)
         try:
-            os.unlink(tmp)
+            if os.path.isdir(full) and not os.path.islink(full):
+                shutil.rmtree(full)
+            else:
+                os.unlink(full)
+            removed.append(full)
         except FileNotFoundError:
             pass
-        raise
-    try:  # make the rename durable (POSIX); not every platform can open a directory
+    return removed
+
+
+def fsync_dir(directory: str) -> None:
+    """Make renames in ``directory`` durable (POSIX; a no-op where a directory cannot be
+    opened)."""
+    try:
         dfd = os.open(directory, os.O_RDONLY)
     except OSError:
         return
@@ -174,6 +286,48 @@ def save(obj, path) -> None:
         os.close(dfd)
 
 
+def write_atomic(path, chunks) -> None:
+    """Write the byte ``chunks`` to ``path`` atomically.
+
+    A temporary file beside ``path`` (created with mode 0o666 less the umask, or with
+    the mode of the file it replaces) gets the bytes, is fsynced and renamed over
+    ``path``; the directory is fsynced. Stale temporary files of ``path`` from killed
+    saves are removed first. On any error the temporary file is removed and ``path``
+    is left as it was.
+
+    Raises
+    ------
+    OSError
+        If the directory cannot be written (full, read-only, missing).
+    """
+    path = os.path.abspath(os.fspath(path))
+    directory = os.path.dirname(path)
+    remove_stale_temps(path)
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
+    tmp = temp_name(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            if mode is not None:
+                os.chmod(tmp, mode)
+            for c in chunks:
+                _write_bytes(f, c)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    fsync_dir(directory)
+
+
 # --- load -----------------------------------------------------------------------------------
 
 def _bad(path, msg):
@@ -181,10 +335,10 @@ def _bad(path, msg):
 
 
 class _Decoder:
-    def __init__(self, path, handle, backend, complex_keys):
+    def __init__(self, path, reader, backend, complex_keys):
         self.path = path
-        self.handle = handle
-        self.keys = set(handle.keys())
+        self.reader = reader
+        self.keys = set(reader.entries)
         self.backend = backend
         self.complex_keys = complex_keys
         self.cache = {}
@@ -261,10 +415,7 @@ class _Decoder:
             return self.cache[k]
         import numpy as np
 
-        try:
-            arr = self.handle.get_tensor(k)
-        except Exception as e:  # safetensors' own error types
-            raise self.fail(f"tensor {k!r} cannot be read ({e})") from None
+        arr = self.reader.read(k)
         name = arr.dtype.name
         if k in self.complex_keys:
             cplx = self.complex_keys[k]
@@ -283,8 +434,122 @@ class _Decoder:
         return t
 
 
+class _Reader:
+    """The validated safetensors layout of an open file; reads one tensor at a time."""
+
+    def __init__(self, path, f):
+        self.path = path
+        self.f = f
+        size = os.fstat(f.fileno()).st_size
+        if size < 8:
+            raise _bad(path, f"not a safetensors file (only {size} bytes)")
+        n = struct.unpack("<Q", f.read(8))[0]
+        if n > MAX_HEADER_BYTES:
+            raise _bad(path, f"not a safetensors file (header of {n} bytes claimed, the "
+                             f"limit is {MAX_HEADER_BYTES})")
+        if n > size - 8:
+            raise _bad(path, f"not a safetensors file (header of {n} bytes claimed, the "
+                             f"file has {size - 8} after the length)")
+        head = f.read(n)
+        values = _json_values(head)
+        if values > MAX_JSON_VALUES:
+            raise _bad(path, f"the header holds up to {values} JSON values, more than the "
+                             f"{MAX_JSON_VALUES} load accepts")
+        try:
+            header = json.loads(head)
+        except (ValueError, RecursionError) as e:  # UnicodeDecodeError is a ValueError
+            raise _bad(path, f"not a safetensors file (header is not JSON: "
+                             f"{type(e).__name__}: {str(e)[:100]})") from None
+        if not isinstance(header, dict):
+            raise _bad(path, "not a safetensors file (header is not a JSON object)")
+        meta = header.pop("__metadata__", None)
+        if meta is None:
+            meta = {}
+        if not (isinstance(meta, dict) and all(isinstance(v, str) for v in meta.values())):
+            raise _bad(path, "the '__metadata__' of the header is not a str-to-str map")
+        self.meta = meta
+        self.data_start = 8 + n
+        self.data_len = size - 8 - n
+        self.entries = {}
+        spans = []
+        for k, e in header.items():
+            self.entries[k] = self._entry(k, e)
+            spans.append((self.entries[k][2], self.entries[k][3], k))
+        spans.sort()
+        end = 0
+        for begin, stop, k in spans:  # contiguous, no overlap, the whole data (safetensors)
+            if begin != end:
+                raise _bad(path, f"tensor {k!r} starts at data byte {begin}, expected {end}")
+            end = stop
+        if end != self.data_len:
+            raise _bad(path, f"the tensors cover {end} data bytes, the file has "
+                             f"{self.data_len} (truncated or padded)")
+        self.table = sorted([k, e["dtype"], list(e["shape"]), list(e["data_offsets"])]
+                            for k, e in header.items())
+
+    def _entry(self, k, e):
+        if not (isinstance(e, dict) and set(e) == {"dtype", "shape", "data_offsets"}):
+            raise _bad(self.path, f"header entry {k[:40]!r} is not a tensor description")
+        code, shape, offs = e["dtype"], e["shape"], e["data_offsets"]
+        if not isinstance(code, str) or code not in _ST_DTYPES:
+            raise _bad(self.path, f"tensor {k[:40]!r} has unsupported dtype {str(code)[:20]}")
+        name, itemsize = _ST_DTYPES[code]
+        if not (isinstance(shape, list) and len(shape) <= 64 and all(
+                type(d) is int and d >= 0 for d in shape)):
+            raise _bad(self.path, f"tensor {k[:40]!r} has an invalid shape")
+        if not (isinstance(offs, list) and len(offs) == 2 and all(
+                type(o) is int for o in offs) and 0 <= offs[0] <= offs[1] <= self.data_len):
+            raise _bad(self.path, f"tensor {k[:40]!r} has data offsets outside the file's "
+                                  f"{self.data_len} data bytes")
+        nbytes = math.prod(shape) * itemsize
+        if nbytes != offs[1] - offs[0]:
+            raise _bad(self.path, f"tensor {k[:40]!r} claims shape {shape} of {code} "
+                                  f"({nbytes} bytes) in {offs[1] - offs[0]} bytes")
+        return name, tuple(shape), offs[0], offs[1]
+
+    def verify(self, expected: str) -> None:
+        """Check the format-2 digest against the file's bytes (read in chunks)."""
+        f = self.f
+        f.seek(self.data_start)
+
+        def chunks():
+            left = self.data_len
+            while left > 0:
+                c = f.read(min(_READ_CHUNK, left))
+                if not c:
+                    break
+                left -= len(c)
+                yield c
+
+        if _digest(self.meta, self.table, chunks()) != expected:
+            raise _bad(self.path, "SHA-256 digest mismatch: the file was corrupted after "
+                                  "it was written")
+
+    def read(self, k):
+        import numpy as np
+
+        name, shape, begin, end = self.entries[k]
+        if name not in _HOST_DTYPES:
+            raise _bad(self.path, f"tensor {k!r} has unsupported dtype {name}")
+        dt = np.dtype(name).newbyteorder("<")
+        arr = np.empty(shape, dtype=dt)
+        if end > begin:
+            self.f.seek(self.data_start + begin)
+            got = self.f.readinto(memoryview(arr.reshape(-1)).cast("B"))
+            if got != end - begin:
+                raise _bad(self.path, f"tensor {k!r} is truncated")
+        if name == "bool":  # any nonzero byte is True (never an invalid numpy bool)
+            arr = arr.view(np.uint8) != 0
+        return arr.astype(arr.dtype.newbyteorder("="), copy=False)
+
+
 def load(path, backend=None):
     """Load what :func:`save` wrote, onto ``backend``.
+
+    Memory is bounded by the file: the header is checked against the file length,
+    ``MAX_HEADER_BYTES`` and ``MAX_JSON_VALUES`` before it is parsed, each tensor's
+    dtype, shape and offsets before its buffer is allocated; the digest of a format-2
+    file is verified before any Tensor is made.
 
     Parameters
     ----------
@@ -301,44 +566,55 @@ def load(path, backend=None):
     Raises
     ------
     CheckpointError
-        (a ``ValueError``) If the file is not a valid checkpoint: not safetensors
-        (a pickle, a truncated file, a huge or invalid header), missing or malformed
-        arrayflow metadata, a node of unknown type or with fields of the wrong
-        type, a reference to a tensor the file lacks, an unsupported dtype.
+        (a ``ValueError``) If the file is not a valid checkpoint, with the file and the
+        reason: not safetensors (a pickle, a truncated file, a header too large for the
+        file or the limits, invalid JSON, offsets outside the data), missing or
+        malformed arrayflow metadata, a digest that does not match (corruption), a
+        node of unknown type or with fields of the wrong type, a reference to a tensor
+        the file lacks, an unsupported dtype.
     FileNotFoundError
         If ``path`` does not exist.
+    OSError
+        If ``path`` cannot be read (a directory, no permission).
     ValueError
         If ``backend`` names no backend.
     """
-    from safetensors import safe_open
-
     b = _backend.get_backend() if backend is None else _backend._select(backend, {})
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"load: no such file {path!r}")
-    try:
-        handle_cm = safe_open(path, framework="np")
-    except Exception as e:  # safetensors raises its own SafetensorError and others
-        raise _bad(path, f"not a safetensors file ({type(e).__name__}: {e})") from None
-    with handle_cm as handle:
-        meta = handle.metadata() or {}
+    with open(path, "rb") as f:
+        reader = _Reader(path, f)
+        meta = reader.meta
         if meta.get("arrayflow.format") != FORMAT:
             raise _bad(path, "missing the 'arrayflow.format' metadata")
-        if meta.get("arrayflow.version") != FORMAT_VERSION:
-            raise _bad(path, f"unsupported format version {meta.get('arrayflow.version')!r}"
-                             f" (expected {FORMAT_VERSION!r})")
+        version = meta.get("arrayflow.version")
+        if version not in _VERSIONS:
+            raise _bad(path, f"unsupported format version {str(version)[:20]!r}"
+                             f" (expected one of {', '.join(map(repr, _VERSIONS))})")
+        if version != "1":
+            if "arrayflow.sha256" not in meta:
+                raise _bad(path, "missing the 'arrayflow.sha256' digest")
+            reader.verify(meta["arrayflow.sha256"])
+        texts = (meta.get("arrayflow.tree"), meta.get("arrayflow.complex", "{}"))
+        if texts[0] is None:
+            raise _bad(path, "missing the 'arrayflow.tree' metadata")
+        for text in texts:  # \u escapes in the header may hide JSON syntax: count again
+            values = _json_values(text.encode("utf-8", "surrogatepass"))
+            if values > MAX_JSON_VALUES:
+                raise _bad(path, f"the tree metadata holds up to {values} JSON values, more "
+                                 f"than the {MAX_JSON_VALUES} load accepts")
         try:
-            tree = json.loads(meta["arrayflow.tree"])
-            complex_keys = json.loads(meta.get("arrayflow.complex", "{}"))
-        except (KeyError, ValueError, RecursionError) as e:
+            tree = json.loads(texts[0])
+            complex_keys = json.loads(texts[1])
+        except (ValueError, RecursionError) as e:
             raise _bad(path, f"the tree metadata is not valid JSON ({e})") from None
         if not (isinstance(complex_keys, dict)
                 and all(isinstance(v, str) and v in _COMPLEX_PARTS
                         for v in complex_keys.values())):
             raise _bad(path, "the 'arrayflow.complex' metadata is malformed")
-        decoder = _Decoder(path, handle, b, complex_keys)
+        decoder = _Decoder(path, reader, b, complex_keys)
         try:
             return decoder.decode(tree)
         except RecursionError:
             raise _bad(path, "the tree is nested too deeply") from None
-

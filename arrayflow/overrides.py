@@ -368,14 +368,30 @@ class ArrayflowFunctionMode:
         return func(*args, **(kwargs or {}))
 
     def __enter__(self):
+        # PyTorch's TorchFunctionMode pushes on every entry: the same instance entered
+        # twice (nested) is on the stack twice and its handler runs twice per call
         st = _current()
-        self._token = _state.set(_State(st.modes + (self,), st.disable_subclass,
-                                        st.disable_all))
+        _state.set(_State(st.modes + (self,), st.disable_subclass, st.disable_all))
         return self
 
     def __exit__(self, *exc):
-        _state.reset(self._token)
-        return False
+        # pop this mode's innermost entry from the current context's stack (the state
+        # before the matching ``__enter__``, whatever happened in between, also when
+        # the same instance is nested or used by several threads); a per-instance token
+        # would be overwritten by a nested entry and leave the mode active
+        st = _current()
+        modes = st.modes
+        for i in range(len(modes) - 1, -1, -1):
+            if modes[i] is self:
+                rest = modes[:i] + modes[i + 1:]
+                default = not (rest or st.disable_subclass or st.disable_all)
+                # the default state is None (dispatch's fast path), as before the entry
+                _state.set(None if default else _State(rest, st.disable_subclass,
+                                                       st.disable_all))
+                return False
+        raise RuntimeError(
+            f"{type(self).__name__}.__exit__: this mode is not active in this context "
+            f"(exited more often than entered, or entered in another thread)")
 
 
 # --- the testing API ------------------------------------------------------------------------------

@@ -112,6 +112,35 @@ class DaskBackend(Backend):
 
         return da.random.default_rng(seed)
 
+    def get_rng_state(self):
+        """The PCG64 state and its SeedSequence (Dask spawns one child per block from
+        it), JSON-compatible."""
+        import copy
+
+        bg = self.generator._bit_generator
+        ss = bg._seed_seq
+        return {"bit_generator": copy.deepcopy(bg.state),
+                "seed_seq": {"entropy": ss.entropy, "spawn_key": list(ss.spawn_key),
+                             "pool_size": ss.pool_size,
+                             "n_children_spawned": ss.n_children_spawned}}
+
+    def set_rng_state(self, state):
+        import dask.array as da
+        import numpy as np
+
+        from arrayflow_numpy import pcg64_from_state
+
+        try:
+            ss = state["seed_seq"]
+            seq = np.random.SeedSequence(
+                ss["entropy"], spawn_key=tuple(ss["spawn_key"]), pool_size=ss["pool_size"],
+                n_children_spawned=ss["n_children_spawned"])
+            bits = state["bit_generator"]
+        except (TypeError, KeyError, ValueError) as e:
+            raise ValueError(f"set_rng_state: backend 'dask' expected a state from "
+                             f"get_rng_state() ({type(e).__name__}: {e})") from None
+        self._rng = da.random.Generator(pcg64_from_state(bits, "dask", seq))
+
     def random(self, kind, shape, *, dtype, device=None, chunks=None, **params):
         rng = self.generator
         if chunks is None:

@@ -11,6 +11,28 @@ from arrayflow.plugin import Backend
 __all__ = ["NumpyBackend", "HostRandomMixin"]
 
 
+def pcg64_from_state(state, backend: str, seed_seq=None):
+    """A NumPy ``PCG64`` set to ``state`` (a ``bit_generator.state`` dict), checked.
+
+    Raises
+    ------
+    ValueError
+        If ``state`` is not a PCG64 state.
+    """
+    import numpy as np
+
+    if not (isinstance(state, dict) and state.get("bit_generator") == "PCG64"):
+        raise ValueError(f"set_rng_state: backend {backend!r} expected a PCG64 state dict "
+                         f"from get_rng_state(), got {str(state)[:80]}")
+    bg = np.random.PCG64(seed_seq)
+    try:
+        bg.state = state
+    except (TypeError, ValueError, KeyError) as e:
+        raise ValueError(f"set_rng_state: backend {backend!r}: invalid PCG64 state "
+                         f"({e})") from None
+    return bg
+
+
 class HostRandomMixin:
     """Random numbers drawn with a NumPy ``Generator`` (PCG64) on the host.
 
@@ -22,6 +44,18 @@ class HostRandomMixin:
         import numpy as np
 
         return np.random.default_rng(seed)
+
+    def get_rng_state(self):
+        """``{"bit_generator": "PCG64", "state": {...}, ...}``: NumPy's bit-generator
+        state (JSON-compatible)."""
+        import copy
+
+        return copy.deepcopy(self.generator.bit_generator.state)
+
+    def set_rng_state(self, state):
+        import numpy as np
+
+        self._rng = np.random.Generator(pcg64_from_state(state, self.name))
 
     def random(self, kind, shape, *, dtype, device=None, **params):
         import numpy as np

@@ -91,6 +91,44 @@ def _error(msg: str) -> int:
     return 2
 
 
+def _check_output_paths(args) -> int | None:
+    """Check that every report path (``--json``, ``--junit-xml``, ``--html``) can be
+    written, before anything runs; an exit status (2, one line) on error, else None.
+
+    An existing file is opened for appending (its contents are not touched); a new one
+    is created and removed again.
+    """
+    import os
+
+    seen: dict = {}
+    for flag, path in (("--json", args.json), ("--junit-xml", args.junit_xml),
+                       ("--html", args.html)):
+        if not path:
+            continue
+        full = os.path.abspath(path)
+        if full in seen:
+            return _error(f"argument {flag}: {path!r} is also the {seen[full]} report")
+        seen[full] = flag
+        if os.path.isdir(full):
+            return _error(f"argument {flag}: {path!r} is a directory, expected a file path")
+        parent = os.path.dirname(full)
+        if not os.path.isdir(parent):
+            return _error(f"argument {flag}: cannot write {path!r}: directory {parent!r} "
+                          f"does not exist")
+        try:
+            if os.path.exists(full):
+                with open(full, "ab"):
+                    pass
+            else:
+                with open(full, "xb"):
+                    pass
+                os.unlink(full)
+        except OSError as e:
+            return _error(f"argument {flag}: cannot write {path!r}: "
+                          f"{e.strerror or type(e).__name__}")
+    return None
+
+
 def _suite_module(command: str):
     """The suite module of ``command``, or None if this installation lacks it."""
     name = f"{__package__ or 'arrayflow_conformance'}.{_SUITES[command]}"
@@ -150,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "backends":
         return _list_backends()
+    status = _check_output_paths(args)  # before anything runs: never lose a long run
+    if status is not None:
+        return status
     if args.command == "backend":
         status = _backend_preflight(args)
         if status is not None:
