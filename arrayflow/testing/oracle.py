@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .cases import (
+    _NOT_LAZY_SHAPE,
     _UNARY,
     CASES,
     FLOATS,
@@ -766,9 +767,9 @@ def _extra_cases() -> list[OpCase]:
                label="empty-result"),
         OpCase("getitem", lambda rng: ((_a((3, 2, 2), f64)(rng),
                                         np.asarray([True, False, True])), {}),
-               label="boolean-mask-leading-axis", lazy=False, lazy_note="data-dependent"),
+               label="boolean-mask-leading-axis", lazy=False, lazy_note=_NOT_LAZY_SHAPE),
         OpCase("getitem", lambda rng: ((_a((0, 2), f64)(rng), np.zeros((0,), bool)), {}),
-               label="boolean-mask-empty", lazy=False, lazy_note="data-dependent"),
+               label="boolean-mask-empty", lazy=False, lazy_note=_NOT_LAZY_SHAPE),
         OpCase("reshape", _inputs(_a((0, 3), f64), extra=((3, 0),)), label="empty"),
         OpCase("broadcast_to", _inputs(_a((), f64), extra=((2, 3),)), label="0d"),
         OpCase("expand_dims", _inputs(_a((), f64), kwargs={"axis": 0}), label="0d"),
