@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
@@ -99,8 +99,6 @@ NONEMPTY = st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple)
 
 
 def _check_getitem(x_np, key, backend):
-    if backend == "dask":  # known bug, xfailed in test_ops.py (getitem-empty-result@dask)
-        assume(np.empty(x_np.shape)[key].size > 0)
     tx = torch.from_numpy(x_np.copy()).requires_grad_()
     want = tx[_to_torch_key(key)]
     ax = af.asarray(x_np, requires_grad=True)
@@ -182,3 +180,28 @@ def test_broadcasting_binary_ops_match_torch(backend, data, shapes, name, dtype)
         assert tuple(a.shape) == tuple(t.shape), f"{name} grad {k}: {a.shape} vs {t.shape}"
         np.testing.assert_allclose(a.numpy(), t.numpy(), rtol=rtol * 10, atol=atol * 10,
                                    err_msg=f"{name} {shapes.input_shapes} grad {k}")
+
+
+@SETTINGS
+@given(data=st.data(), shape=SHAPES)
+def test_setitem_basic_keys_matches_torch(backend, data, shape):
+    """``y = x * 1; y[key] = v``: values, and the gradients of ``x`` and ``v``."""
+    key = data.draw(basic_keys(shape, standard=backend == "strict"))
+    rng = np.random.default_rng(3)
+    x = np.asarray(rng.uniform(-2, 2, shape))
+    target = np.empty(shape)[key].shape
+    vshape = target[data.draw(st.integers(0, len(target))):]  # v broadcasts to x[key]
+    v = np.asarray(rng.uniform(-2, 2, vshape))
+    tx, tv = (torch.from_numpy(a.copy()).requires_grad_() for a in (x, v))
+    ty = tx * 1.0
+    ty[_to_torch_key(key)] = tv
+    ax, av = af.asarray(x, requires_grad=True), af.asarray(v, requires_grad=True)
+    ay = ax * 1.0
+    ay[_to_af_key(key)] = av
+    np.testing.assert_array_equal(ay.detach().numpy(), ty.detach().numpy(), err_msg=repr(key))
+    w = np.asarray(rng.uniform(-1, 1, shape))
+    t_gs = torch.autograd.grad(ty, [tx, tv], torch.from_numpy(w))
+    a_gs = af.autograd.grad(ay, [ax, av], af.asarray(w))
+    for name, a, t in zip(("x", "v"), a_gs, t_gs):
+        np.testing.assert_allclose(a.numpy(), t.numpy(), rtol=1e-12, atol=1e-15,
+                                   err_msg=f"d/d{name} of y[{key!r}] = v")
