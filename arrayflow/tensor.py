@@ -66,7 +66,9 @@ class _ViewCell:
         self.steps = steps  # view ops from the root's array to this view's
         self.n_grad = n_grad  # the last n_grad steps lead from ``base`` to this view
         self.grad_mode = grad_mode  # grad mode when the view was created
-        self.writable = writable  # False for broadcast (expanded) views
+        # True; False for broadcast (expanded) views (a write raises); or the message
+        # raised by a recorded write (an input a custom Function returned as is)
+        self.writable = writable
         self.owner = None  # weakref to the Tensor the view op returned
         self._arr = arr
         self._seen = root.version
@@ -737,7 +739,7 @@ class Tensor:
 
         cell = self._cell
         view = type(cell) is _ViewCell
-        if view and not cell.writable:
+        if view and cell.writable is False:
             raise RuntimeError(
                 f"Tensor.{name}: unsupported operation: more than one element of the "
                 f"written-to tensor refers to a single memory location. Please clone() the "
@@ -756,6 +758,8 @@ class Tensor:
         records = self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)
         if not records:
             return False
+        if view and cell.writable is not True:  # an output of a custom Function
+            raise RuntimeError(f"Tensor.{name}: {cell.writable}")
         if own_view and cell.base._requires_grad and cell.base.grad_fn is None:
             raise RuntimeError(
                 f"Tensor.{name}: a view of a leaf Variable that requires grad is being used "

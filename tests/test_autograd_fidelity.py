@@ -682,3 +682,24 @@ def test_function_gradient_is_summed_to_the_input_shape_and_cast_as_torch(backen
     assert_allclose(out[1][0], out[0][0])
     assert_allclose(out[1][1], out[0][1])
     assert out[1][2].endswith("float32") and out[0][2].endswith("float32")
+
+
+@pytest.mark.parametrize("through_view", [False, True], ids=["tensor", "view"])
+def test_inplace_on_an_input_a_function_returned_as_is_raises_as_torch(backend, through_view):
+    for lib, x in zip((torch, af), _pair([1.0, 2.0, 3.0, 4.0], True)):
+        class Id(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, t):
+                return t
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 10
+
+        b = x * 1
+        out = Id.apply(b[0:2] if through_view else b)
+        with pytest.raises(RuntimeError, match="Output 0 of Id is a view and is being modified "
+                                               "inplace"):
+            out *= 3
+        (out * 2).sum().backward()  # the failed write changed nothing
+        assert_allclose(_np(x.grad), [20.0, 20.0] + ([0.0, 0.0] if through_view else [20.0] * 2))

@@ -112,7 +112,7 @@ def on_view(op_, backend, x, rest, kwargs, out, res):
     grad_mode = _enabled.get()
     if type(xc) is _ViewCell:
         root, steps = xc.root, xc.steps + (step,)
-        writable = xc.writable and kind != "expand"
+        writable = False if kind == "expand" or xc.writable is False else xc.writable
         if xc.owner is not None and xc.owner() is x:  # a view of a view: same base
             base, n_grad, grad_mode = xc.base, xc.n_grad + 1, grad_mode and xc.grad_mode
         else:  # a detached alias of a view: the alias is the base
@@ -149,6 +149,27 @@ def own_copy(cell, t):
     if cell.grad_mode:
         _register(cell.root, new.owner)
     return new
+
+
+def function_alias(t, fname: str, k: int):
+    """Output ``k`` of custom Function ``fname`` that is its input ``t`` returned as is: a
+    new Tensor on the same storage whose recorded in-place writes raise PyTorch's error
+    (the write would bypass the Function's backward)."""
+    from ..ops._registry import Tensor
+
+    xc = t._cell
+    if type(xc) is _ViewCell:
+        root, steps = xc.root, xc.steps
+    else:
+        root, steps = xc, ()
+    msg = (f"Output {k} of {fname} is a view and is being modified inplace. This view was "
+           f"created inside a custom Function (or because an input was returned as-is) and "
+           f"the autograd logic to handle view+inplace would override the custom backward "
+           f"associated with the custom Function, leading to incorrect gradients. This "
+           f"behavior is forbidden. You can fix this by cloning the output of the custom "
+           f"Function.")
+    cell = _ViewCell(root, t, steps, 0, xc.array, _enabled.get(), msg)
+    return Tensor._from_array(cell.array, t._backend, cell)
 
 
 def _replay(cell):

@@ -358,9 +358,11 @@ class Function(metaclass=_FunctionMeta):
         # Outputs that are inputs returned unchanged become new Tensors on the same storage.
         input_ids = {id(a): a for _, a in tensor_args}
         new_outputs = []
-        for o in outputs:
+        for k, o in enumerate(outputs):
             if isinstance(o, Tensor) and id(o) in input_ids and id(o) not in ctx._dirty:
-                o = Tensor._from_array(o._cell.array, o._backend, o._cell)
+                from ._views import function_alias
+
+                o = function_alias(o, cls.__name__, k)
             new_outputs.append(o)
         outputs = tuple(new_outputs)
         if grad_inputs:
