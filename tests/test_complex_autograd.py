@@ -9,6 +9,7 @@ op without a complex rule raises ``NotImplementedError`` naming it, never a sile
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -430,3 +431,51 @@ def test_asarray_of_a_complex_tensor_keeps_the_graph(backend):
     assert_grads_match(lambda z: af.asarray(z) * 2, lambda z: torch.as_tensor(z) * 2, [Z])
     assert_grads_match(lambda x: af.asarray(x, dtype=af.complex128) ** 2,
                        lambda x: torch.as_tensor(x, dtype=torch.complex128) ** 2, [R3])
+
+
+GRADCHECKED = {
+    "exp": af.exp, "abs": af.abs, "imag": af.imag, "sign": af.sign, "sqrt": af.sqrt,
+    "fft": F.fft, "irfft": F.irfft, "cumulative_prod": lambda z: af.cumulative_prod(z, axis=0),
+    "prod": af.prod, "vecdot": lambda z: af.vecdot(z, z * 1j),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADCHECKED))
+def test_gradcheck_in_the_real_view(backend, name):
+    # Finite differences on the real and imaginary parts: an independent check of the rules.
+    z = af.asarray(V3, requires_grad=True)
+    assert af.autograd.gradcheck(GRADCHECKED[name], (z,))
+    assert af.autograd.gradgradcheck(GRADCHECKED[name], (z,))
+
+
+def test_gradcheck_catches_a_missing_conjugate():
+    class BadExp(af.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            y = af.exp(t)
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y  # the rule is g * conj(y)
+
+    class TorchBadExp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            y = torch.exp(t)
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y
+
+    z = af.asarray(V3, requires_grad=True)
+    with pytest.raises(af.autograd.GradcheckError, match="imaginary part"):
+        af.autograd.gradcheck(BadExp.apply, (z,))
+    torch_gradcheck_error = sys.modules["torch.autograd.gradcheck"].GradcheckError
+    with pytest.raises(torch_gradcheck_error):
+        torch.autograd.gradcheck(TorchBadExp.apply, (torch.tensor(V3, requires_grad=True),))

@@ -5,6 +5,10 @@ differences with step ``eps`` against the analytical Jacobian built from
 vector-Jacobian products, ``|analytical - numerical| <= atol + rtol *
 |numerical|`` for every entry. Inputs should be float64 (a warning otherwise).
 These tools read values (they are for tests), so they also compute Dask arrays.
+
+Complex inputs and outputs are checked in their real view (each complex number is its
+real and imaginary parts), which is what PyTorch's convention makes the VJPs compute:
+with a cotangent ``a + 1j*b`` the gradient ``p + 1j*q`` is ``J^T [a; b] = [p; q]``.
 """
 
 from __future__ import annotations
@@ -31,15 +35,31 @@ def _unravel(flat, shape):
     return tuple(reversed(idx))
 
 
-def _host(t):
-    """A detached 1-D float64 copy of ``t`` on the NumPy backend (for comparisons)."""
+def _is_complex(t) -> bool:
+    return t.dtype.kind == "complex floating"
+
+
+def _host_view(t, as_complex=None):
+    """A detached 1-D float64 real view of ``t`` on the NumPy backend: ``t`` itself, or
+    its real parts then its imaginary parts when complex (or when ``as_complex``)."""
     from .. import _backend, _dtypes
     from ..ops._registry import Tensor
+    from ..ops.elementwise import imag, real
+    from ..ops.manipulation import concat
 
+    cplx = _is_complex(t)
+    if as_complex is None:
+        as_complex = cplx
     arr = t._backend.to_host(t.detach()._cell.array).reshape(-1)
-    host = _backend._select("numpy", {})
-    out = Tensor._from_array(arr, host)
-    return out.astype(_dtypes.float64)
+    out = Tensor._from_array(arr, _backend._select("numpy", {}))
+    if not cplx:
+        out = out.astype(_dtypes.float64)
+        return concat([out, out * 0.0]) if as_complex else out
+    return concat([real(out).astype(_dtypes.float64), imag(out).astype(_dtypes.float64)])
+
+
+def _view_size(t) -> int:
+    return math.prod(t.shape) * (2 if _is_complex(t) else 1)
 
 
 def _outputs(func, inputs):
@@ -58,22 +78,24 @@ def _numerical(func, inputs, i, eps):
 
     x = inputs[i]
     n = math.prod(x.shape)
-    flat = _host(x)
+    cplx = _is_complex(x)
+    flat = _host_view(x)
     cols = []
-    for e in range(n):
-        idx = _unravel(e, x.shape)
-        orig = float(flat[e])
-        vals = []
-        for sign in (1.0, -1.0):
-            xe = x.detach().clone()
-            xe[idx] = orig + sign * eps
-            if x.requires_grad:
-                xe.requires_grad_()
-            args = list(inputs)
-            args[i] = xe
-            outs = _outputs(func, args)
-            vals.append(concat([_host(o) for o in outs]) if outs else None)
-        cols.append((vals[0] - vals[1]) / (2 * eps))
+    for d in ((1.0, 1j) if cplx else (1.0,)):  # the real parts, then the imaginary parts
+        for e in range(n):
+            idx = _unravel(e, x.shape)
+            orig = complex(float(flat[e]), float(flat[n + e])) if cplx else float(flat[e])
+            vals = []
+            for sign in (1.0, -1.0):
+                xe = x.detach().clone()
+                xe[idx] = orig + sign * eps * d
+                if x.requires_grad:
+                    xe.requires_grad_()
+                args = list(inputs)
+                args[i] = xe
+                outs = _outputs(func, args)
+                vals.append(concat([_host_view(o) for o in outs]) if outs else None)
+            cols.append((vals[0] - vals[1]) / (2 * eps))
     return stack(cols)
 
 
@@ -87,24 +109,26 @@ def _analytical(func, inputs, diff_idx):
     from . import grad as _grad
 
     outs = _outputs(func, inputs)
-    sizes = [math.prod(inputs[i].shape) for i in diff_idx]
+    sizes = [_view_size(inputs[i]) for i in diff_idx]
+    cplx_in = [_is_complex(inputs[i]) for i in diff_idx]
     rows = []
     for o in outs:
         m = math.prod(o.shape)
-        for k in range(m):
-            if not o.requires_grad:
-                rows.append(_host_zeros(sum(sizes)))
-                continue
-            v = zeros_like(o)
-            if o.shape:
-                v[_unravel(k, o.shape)] = 1.0
-            else:
-                v = v + 1.0
-            gs = _grad(o, [inputs[i] for i in diff_idx], grad_outputs=v, retain_graph=True,
-                       allow_unused=True)
-            parts = [_host_zeros(n) if g is None else _host(g)
-                     for g, n in zip(gs, sizes)]
-            rows.append(concat(parts))
+        for unit in ((1.0, 1j) if _is_complex(o) else (1.0,)):  # real parts, imaginary parts
+            for k in range(m):
+                if not o.requires_grad:
+                    rows.append(_host_zeros(sum(sizes)))
+                    continue
+                v = zeros_like(o)
+                if o.shape:
+                    v[_unravel(k, o.shape)] = unit
+                else:
+                    v = v + unit
+                gs = _grad(o, [inputs[i] for i in diff_idx], grad_outputs=v,
+                           retain_graph=True, allow_unused=True)
+                parts = [_host_zeros(n) if g is None else _host_view(g, c)
+                         for g, n, c in zip(gs, sizes, cplx_in)]
+                rows.append(concat(parts))
     return outs, stack(rows), sizes
 
 
@@ -170,6 +194,7 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
 
     outs, ana_all, sizes = _analytical(func, inputs, diff_idx)
     out_shapes = [o.shape for o in outs]
+    out_cplx = [_is_complex(o) for o in outs]
     offset = 0
     for col_pos, i in enumerate(diff_idx):
         num = _numerical(func, inputs, i, eps)  # (n_in, n_out)
@@ -179,11 +204,14 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
             if bool(bad.any()):
                 flat = int(argmax(bad.reshape(-1)))
                 e, k = divmod(flat, num.shape[1])
-                o_idx, kk = _locate(k, out_shapes)
+                o_idx, kk = _locate(k, out_shapes, out_cplx)
+                n_in = math.prod(inputs[i].shape)
+                o_part, kk = _part(kk, math.prod(out_shapes[o_idx]), out_cplx[o_idx])
+                i_part, e = _part(e, n_in, _is_complex(inputs[i]))
                 msg = (
                     f"gradcheck: Jacobian mismatch for output {o_idx} with respect to input "
-                    f"{i}, at output element {_unravel(kk, out_shapes[o_idx])} and input "
-                    f"element {_unravel(e, inputs[i].shape)}:\n"
+                    f"{i}, at output element {_unravel(kk, out_shapes[o_idx])}{o_part} and "
+                    f"input element {_unravel(e, inputs[i].shape)}{i_part}:\n"
                     f"numerical: {float(num[e, k])!r}\nanalytical: {float(ana[e, k])!r}\n"
                     f"({int(bad.sum())} of {bad.size} entries differ; atol={atol}, "
                     f"rtol={rtol}, eps={eps})")
@@ -194,13 +222,20 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     return True
 
 
-def _locate(k, shapes):
-    for o_idx, shape in enumerate(shapes):
-        n = math.prod(shape)
+def _locate(k, shapes, cplx):
+    for o_idx, (shape, c) in enumerate(zip(shapes, cplx)):
+        n = math.prod(shape) * (2 if c else 1)
         if k < n:
             return o_idx, k
         k -= n
     raise IndexError(k)
+
+
+def _part(k, n, cplx):
+    """Element ``k`` of a real view of ``n`` values: (" (real part)", k) or the imaginary."""
+    if not cplx:
+        return "", k
+    return (" (real part)", k) if k < n else (" (imaginary part)", k - n)
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5,
