@@ -17,13 +17,17 @@ Float can't be cast to the desired output type Long" is a ``TypeError`` here).
 from __future__ import annotations
 
 import builtins
+import collections
+import warnings
 
 from . import _dtypes
 from .ops import aliases as _al
 from .ops import comparison as _cmp
 from .ops import dtypes as _dt
 from .ops import elementwise as _e
+from .ops import linalg as _la
 from .ops import manipulation as _m
+from .ops import reductions as _r
 from .ops import searching as _s
 from .ops._registry import overridable_method
 
@@ -64,8 +68,31 @@ def _grad_other(*objs):
 
 # --- arithmetic in place ------------------------------------------------------------------
 
-def add_(self, other, *, alpha=1):
+_WARNED: set = set()
+
+
+def _old_alpha_form(fname, other, rest, alpha):
+    """PyTorch's deprecated ``add_(alpha, other)`` overload (old tutorials'
+    ``p.data.add_(-lr, p.grad)``): accepted with PyTorch's warning; returns (other, alpha)."""
+    if not rest:
+        return other, alpha
+    if len(rest) != 1 or alpha != 1 or not isinstance(rest[0], Tensor) or isinstance(
+            other, Tensor):
+        raise TypeError(f"{fname}(): expected (Tensor other, *, Number alpha=1), got "
+                        f"{1 + len(rest)} positional arguments")
+    if fname in _WARNED:  # once per process, as PyTorch's TORCH_WARN_ONCE
+        return rest[0], other
+    _WARNED.add(fname)
+    warnings.warn(f"This overload of {fname} is deprecated:\n\t{fname}(Number alpha, Tensor "
+                  f"other)\nConsider using one of the following signatures instead:\n\t"
+                  f"{fname}(Tensor other, *, Number alpha = 1)", UserWarning, stacklevel=4)
+    return rest[0], other
+
+
+def add_(self, other, *rest, alpha=1):
     """``self += alpha * other`` in place (PyTorch ``Tensor.add_``).
+
+    PyTorch's deprecated ``add_(alpha, other)`` form is accepted with its warning.
 
     Raises
     ------
@@ -74,13 +101,15 @@ def add_(self, other, *, alpha=1):
     TypeError
         If the result's dtype is not this Tensor's (an int Tensor plus a float).
     """
+    other, alpha = _old_alpha_form("add_", other, rest, alpha)
     if alpha == 1:
         return self._inplace(_e.add, other, "add_")
     return self._inplace(lambda s, o: _e.add(s, o * alpha), other, "add_")
 
 
-def sub_(self, other, *, alpha=1):
+def sub_(self, other, *rest, alpha=1):
     """``self -= alpha * other`` in place (PyTorch ``Tensor.sub_``); errors as :meth:`add_`."""
+    other, alpha = _old_alpha_form("sub_", other, rest, alpha)
     if alpha == 1:
         return self._inplace(_e.subtract, other, "sub_")
     return self._inplace(lambda s, o: _e.subtract(s, o * alpha), other, "sub_")
@@ -123,6 +152,24 @@ def div_(self, other, *, rounding_mode=None):
     """``self /= other`` in place (PyTorch ``Tensor.div_``), ``rounding_mode`` as
     :meth:`div`; errors as :meth:`add_` (true division of an int Tensor raises)."""
     return _inplace(self, lambda s, o: _div(s, o, rounding_mode, "div_"), other, "div_")
+
+
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    """``self += value * tensor1 * tensor2`` in place (PyTorch ``Tensor.addcmul_``)."""
+    return _inplace(self, lambda s, _o: s + value * (tensor1 * tensor2),
+                    _grad_other(tensor1, tensor2), "addcmul_")
+
+
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    """``self += value * tensor1 / tensor2`` in place (PyTorch ``Tensor.addcdiv_``)."""
+    return _inplace(self, lambda s, _o: s + value * (tensor1 / tensor2),
+                    _grad_other(tensor1, tensor2), "addcdiv_")
+
+
+def lerp_(self, end, weight):
+    """``self += weight * (end - self)`` in place (PyTorch ``Tensor.lerp_``)."""
+    return _inplace(self, lambda s, _o: s + weight * (end - s), _grad_other(end, weight),
+                    "lerp_")
 
 
 def pow_(self, exponent):
@@ -320,6 +367,7 @@ _UNARY_INPLACE = {
     "atan_": _e.atan, "sinh_": _e.sinh, "cosh_": _e.cosh, "tanh_": _e.tanh,
     "floor_": _e.floor, "ceil_": _e.ceil, "trunc_": _e.trunc, "round_": _e.round,
     "sign_": _e.sign, "sigmoid_": _nn("sigmoid"), "relu_": _nn("relu"),
+    "rsqrt_": lambda x: _e.reciprocal(_e.sqrt(x)),
 }
 
 
@@ -384,6 +432,235 @@ def movedim(self, source, destination):
     """Move dimensions ``source`` to ``destination`` (PyTorch ``Tensor.movedim``; the
     standard's ``moveaxis``)."""
     return _m.moveaxis(self, source, destination)
+
+
+# --- shapes, dtypes, selection ---------------------------------------------------------------
+
+def _sizes(args):
+    """``f(2, 3)`` or ``f((2, 3))``."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def view_as(self, other):
+    """This Tensor reshaped to ``other``'s shape (PyTorch ``Tensor.view_as``)."""
+    return _m.reshape(self, tuple(other.shape))
+
+
+def type_as(self, other):
+    """This Tensor cast to ``other``'s dtype (PyTorch ``Tensor.type_as``); itself when equal."""
+    return self if self.dtype is other.dtype else _dt.astype(self, other.dtype)
+
+
+def contiguous(self, memory_format=None):
+    """This Tensor (arrays have no strides to fix; PyTorch ``Tensor.contiguous``)."""
+    return self
+
+
+def is_contiguous(self, memory_format=None):
+    """True (PyTorch ``Tensor.is_contiguous``; arrayflow's arrays are never strided views)."""
+    return True
+
+
+def is_floating_point(self):
+    """Whether the dtype is real floating (PyTorch ``Tensor.is_floating_point``)."""
+    return self.dtype.kind == "real floating"
+
+
+def is_complex(self):
+    """Whether the dtype is complex (PyTorch ``Tensor.is_complex``)."""
+    return self.dtype.kind == "complex floating"
+
+
+def nelement(self):
+    """The number of elements (PyTorch ``Tensor.nelement``, ``numel``)."""
+    return self.numel()
+
+
+def element_size(self):
+    """Bytes per element (PyTorch ``Tensor.element_size``)."""
+    return self.dtype.itemsize
+
+
+def _caster(dtype_name):
+    def method(self):
+        return self.to(_dtypes.by_name(dtype_name))
+
+    method.__doc__ = f"This Tensor cast to ``{dtype_name}`` (PyTorch's dtype method)."
+    return method
+
+
+def repeat(self, *sizes):
+    """Tile this Tensor ``sizes`` times per dimension (PyTorch ``Tensor.repeat``, which is the
+    standard's ``tile``; the standard's ``repeat`` is PyTorch's ``repeat_interleave``).
+
+    Raises
+    ------
+    RuntimeError
+        Fewer sizes than dimensions (PyTorch's error).
+    """
+    sizes = _sizes(sizes)
+    if len(sizes) < self.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    return _m.tile(self, sizes)
+
+
+def _dim(fname, dim, ndim):
+    from .tensor import _check_dim
+
+    return _check_dim(fname, dim, ndim, scalar_ok=True)
+
+
+def index_select(self, dim, index):
+    """Elements at 1-D integer ``index`` along ``dim`` (PyTorch ``Tensor.index_select``).
+
+    Raises
+    ------
+    IndexError
+        ``dim`` out of range, or an index out of range.
+    """
+    return _m.take(self, index, axis=_dim("index_select", dim, self.ndim))
+
+
+def gather(self, dim, index):
+    """``out[i][j] = self[i][index[i][j]]`` along ``dim`` (PyTorch ``Tensor.gather``;
+    ``index`` may be smaller than ``self`` in the other dimensions, as PyTorch allows).
+    """
+    dim = _dim("gather", dim, self.ndim)
+    if index.ndim != self.ndim:
+        raise RuntimeError("gather(): Index tensor must have the same number of dimensions as "
+                           "input tensor")
+    x = self
+    if any(i != dim and s != n for i, (s, n) in enumerate(zip(index.shape, self.shape))):
+        x = self[tuple(slice(None) if i == dim else slice(0, s)
+                       for i, s in enumerate(index.shape))]
+    return _m.take_along_axis(x, index, axis=dim)
+
+
+def narrow(self, dim, start, length):
+    """``length`` elements from ``start`` along ``dim`` (PyTorch ``Tensor.narrow``)."""
+    dim = _dim("narrow", dim, self.ndim)
+    n = self.shape[dim]
+    if start < 0:
+        start += n
+    if not 0 <= start <= n or length < 0 or start + length > n:
+        raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension "
+                           f"size ({n}).")
+    return self[(slice(None),) * dim + (slice(start, start + length),)]
+
+
+def split(self, split_size_or_sections, dim=0):
+    """Pieces along ``dim``: of ``split_size`` each (the last smaller) or of the listed
+    sizes (PyTorch ``Tensor.split``). Returns a tuple."""
+    dim = _dim("split", dim, self.ndim)
+    n = self.shape[dim]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0 and n:
+            raise RuntimeError(f"split(): split_size must be positive, got {step}")
+        sizes = [builtins.min(step, n - i) for i in range(0, n, step)] if n else [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
+                               f"(input tensor's size at dimension {dim}), but got "
+                               f"split_sizes={sizes}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(self[(slice(None),) * dim + (slice(start, start + s),)])
+        start += s
+    return tuple(out)
+
+
+def chunk(self, chunks, dim=0):
+    """At most ``chunks`` pieces of ``ceil(n / chunks)`` along ``dim`` (PyTorch
+    ``Tensor.chunk``)."""
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0")
+    n = self.shape[_dim("chunk", dim, self.ndim)]
+    return split(self, builtins.max(-(-n // chunks), 1), dim)
+
+
+def masked_select(self, mask):
+    """The elements where ``mask`` (broadcast) is True, as a 1-D Tensor (PyTorch
+    ``Tensor.masked_select``; a data-dependent shape on lazy backends)."""
+    if mask.dtype is not _dtypes.bool:
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask, got {mask.dtype}")
+    x, m = self, mask
+    if tuple(m.shape) != tuple(x.shape):
+        x, m = _m.broadcast_arrays(x, m)
+    return x[m]
+
+
+_TopK = collections.namedtuple("topk", ["values", "indices"])
+
+
+def topk(self, k, dim=-1, largest=True, sorted=True):
+    """The ``k`` largest (or smallest) elements along ``dim`` and their indices, as
+    PyTorch's ``Tensor.topk`` (a named tuple ``(values, indices)``; gradients flow to the
+    selected elements)."""
+    dim = _dim("topk", dim, self.ndim)
+    if not 0 <= k <= (self.shape[dim] if self.ndim else 1):
+        raise RuntimeError("selected index k out of range")
+    idx = _s.argsort(self, axis=dim, descending=largest, stable=True)
+    idx = idx[(slice(None),) * dim + (slice(0, k),)]
+    return _TopK(_m.take_along_axis(self, idx, axis=dim), idx)
+
+
+def logsumexp(self, dim, keepdim=False):
+    """``log(sum(exp(x)))`` over ``dim``, computed stably (PyTorch ``Tensor.logsumexp``)."""
+    from .autograd.grad_mode import no_grad
+
+    axis = tuple(dim) if isinstance(dim, (tuple, list)) else dim
+    with no_grad():
+        m = _r.max(self, axis=axis, keepdims=True)
+        m = _s.where(_e.isfinite(m), m, _e.multiply(m, 0))
+    out = _e.log(_r.sum(_e.exp(self - m), axis=axis, keepdims=True)) + m
+    if not keepdim:
+        out = _m.squeeze(out, axis=axis if isinstance(axis, tuple) else (axis,))
+    return out
+
+
+def rsqrt(self):
+    """``1 / sqrt(x)`` (PyTorch ``Tensor.rsqrt``)."""
+    return _e.reciprocal(_e.sqrt(self))
+
+
+def dot(self, other):
+    """Inner product of two 1-D Tensors (PyTorch ``Tensor.dot``)."""
+    if self.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {self.ndim}D and {other.ndim}D "
+                           f"tensors")
+    return _la.matmul(self, other)
+
+
+def mv(self, vec):
+    """Matrix-vector product (PyTorch ``Tensor.mv``)."""
+    if self.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError("vector + matrix @ vector expected, got "
+                           f"{self.ndim}D and {vec.ndim}D")
+    return _la.matmul(self, vec)
+
+
+def bmm(self, mat2):
+    """Batched matrix product of 3-D Tensors (PyTorch ``Tensor.bmm``)."""
+    if self.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor, got {self.ndim}D and {mat2.ndim}D")
+    return _la.matmul(self, mat2)
+
+
+def outer(self, vec2):
+    """Outer product of two 1-D Tensors (PyTorch ``Tensor.outer``)."""
+    return _la.outer(self, vec2)
+
+
+def erf(self):
+    """The error function (PyTorch ``Tensor.erf``)."""
+    from .ops.special import erf as _erf
+
+    return _erf(self)
 
 
 def _correction(fname, unbiased, correction):
@@ -461,6 +738,15 @@ _METHODS = {
     "sigmoid": sigmoid, "relu": relu, "softmax": softmax, "log_softmax": log_softmax,
     "isclose": isclose, "allclose": allclose, "norm": norm, "movedim": movedim,
     "moveaxis": movedim, "std": std, "var": var,
+    "addcmul_": addcmul_, "addcdiv_": addcdiv_, "lerp_": lerp_, "view_as": view_as,
+    "type_as": type_as, "contiguous": contiguous, "is_contiguous": is_contiguous,
+    "is_floating_point": is_floating_point, "is_complex": is_complex, "nelement": nelement,
+    "element_size": element_size, "int": _caster("int32"), "bool": _caster("bool"),
+    "short": _caster("int16"), "byte": _caster("uint8"), "char": _caster("int8"),
+    "repeat": repeat, "index_select": index_select, "gather": gather, "narrow": narrow,
+    "split": split, "chunk": chunk, "masked_select": masked_select, "topk": topk,
+    "logsumexp": logsumexp, "rsqrt": rsqrt, "dot": dot, "mv": mv, "bmm": bmm, "outer": outer,
+    "erf": erf,
 }
 
 

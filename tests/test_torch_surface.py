@@ -6,6 +6,7 @@ numpy, strict and dask."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -482,3 +483,105 @@ def test_custom_function_node_name_as_torch():
     t = TMyScale.apply(torch.ones(2, requires_grad=True))
     assert type(a.grad_fn).__name__ == "MyScaleBackward"
     assert type(t.grad_fn).__name__ == "TMyScaleBackward"
+
+
+# --- more PyTorch methods -------------------------------------------------------------------
+
+IDX = np.array([[0, 2], [1, 1]])
+METHOD_CALLS = [
+    ("view_as", lambda m, x: x.view_as(x.reshape(4, 3))),
+    ("type_as", lambda m, x: x.type_as(m.ones(1, dtype=m.float32))),
+    ("contiguous", lambda m, x: x.contiguous()),
+    ("repeat", lambda m, x: x.repeat(2, 1, 3)),
+    ("repeat-tuple", lambda m, x: x.repeat((1, 2))),
+    ("index_select", lambda m, x: x.index_select(1, m.asarray([3, 0, 0]) if m is af
+                                                 else torch.tensor([3, 0, 0]))),
+    ("index_select-neg-dim", lambda m, x: x.index_select(-2, m.asarray([2]) if m is af
+                                                         else torch.tensor([2]))),
+    ("gather", lambda m, x: x.gather(1, m.asarray(IDX) if m is af else torch.tensor(IDX))),
+    ("gather-dim0", lambda m, x: x.gather(0, m.asarray(IDX) if m is af else torch.tensor(IDX))),
+    ("narrow", lambda m, x: x.narrow(1, 1, 2)),
+    ("narrow-neg", lambda m, x: x.narrow(0, -2, 2)),
+    ("split", lambda m, x: x.split(3, 1)[1]), ("split-list", lambda m, x: x.split([1, 2])[1]),
+    ("chunk", lambda m, x: x.chunk(3, 1)[-1]), ("chunk-more", lambda m, x: x.chunk(5)[2]),
+    ("masked_select", lambda m, x: x.masked_select(x > 0)),
+    ("topk-values", lambda m, x: x.topk(2).values),
+    ("topk-smallest", lambda m, x: x.topk(2, dim=0, largest=False).values),
+    ("logsumexp", lambda m, x: x.logsumexp(1)),
+    ("logsumexp-keep", lambda m, x: x.logsumexp(0, keepdim=True)),
+    ("rsqrt", lambda m, x: (x * x + 1).rsqrt()), ("dot", lambda m, x: x[0].dot(x[1])),
+    ("mv", lambda m, x: x.mv(x[0])), ("outer", lambda m, x: x[0].outer(x[1])),
+    ("bmm", lambda m, x: x.reshape(1, 3, 4).bmm(x.reshape(1, 4, 3))),
+    ("erf", lambda m, x: x.erf()),
+    ("addcmul_", lambda m, x: (x * 1).addcmul_(x, x, value=0.5)),
+    ("addcdiv_", lambda m, x: (x * 1).addcdiv_(x, x * x + 1, value=-2)),
+    ("lerp_", lambda m, x: (x * 1).lerp_(x * x, 0.25)),
+    ("rsqrt_", lambda m, x: (x * x + 1).rsqrt_()),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("name", "call"), METHOD_CALLS, ids=[c[0] for c in METHOD_CALLS])
+def test_more_methods_match_torch(backend, name, call):
+    if backend == "dask" and name == "masked_select":
+        pytest.skip("a data-dependent shape: Dask needs allow_compute (docs/dask.md)")
+    t = torch.tensor(X, requires_grad=True)
+    tout = call(torch, t)
+    w = torch.from_numpy(RNG.standard_normal(tuple(tout.shape)))
+    if tout.dtype == torch.float64:
+        (tout * w).sum().backward()
+    with on_backend(backend):
+        a = af.asarray(X, requires_grad=True)
+        out = call(af, a)
+        assert out.shape == tuple(tout.shape) and out.dtype.name == str(tout.dtype)[6:]
+        _close(out, tout, rtol=1e-10)
+        if tout.dtype == torch.float64:
+            (out * af.asarray(w.numpy())).sum().backward()
+    if tout.dtype == torch.float64:
+        _close(a.grad, t.grad, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dtype_and_size_methods_match_torch(backend):
+    t = torch.tensor(X * 3)
+    with on_backend(backend):
+        a = af.asarray(X * 3)
+        for name in ("int", "bool", "short", "byte", "char", "long", "double", "float"):
+            o, to = getattr(a, name)(), getattr(t, name)()
+            assert o.dtype.name == str(to.dtype)[6:], name
+            _close(o, to)
+        assert a.is_floating_point() and not a.is_complex() and a.is_contiguous()
+        assert a.nelement() == t.nelement() and a.element_size() == t.element_size()
+        assert not a.int().is_floating_point()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_deprecated_add_alpha_overload_as_torch(backend):
+    """Accepted with PyTorch's warning, issued once per process as PyTorch's."""
+    import arrayflow._tensor_methods as tm
+
+    t = torch.tensor(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t.add_(-0.5, torch.ones(3, 4, dtype=torch.float64))
+    tm._WARNED.discard("add_")
+    with on_backend(backend):
+        a = af.asarray(X)
+        with pytest.warns(UserWarning, match="This overload of add_ is deprecated"):
+            a.add_(-0.5, af.ones((3, 4), dtype=af.float64))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            a.add_(0.0, af.ones((3, 4), dtype=af.float64))  # no second warning
+        _close(a, t)
+        with pytest.raises(TypeError):
+            a.add_(af.ones((3, 4)), af.ones((3, 4)))
+
+
+def test_method_errors_as_torch():
+    a, t = af.asarray(X), torch.tensor(X)
+    for call in (lambda m: m.repeat(2), lambda m: m.narrow(1, 3, 2), lambda m: m[0].mv(m[0]),
+                 lambda m: m.topk(5), lambda m: m.split([1, 1]), lambda m: m.chunk(0)):
+        with pytest.raises(RuntimeError):
+            call(t)
+        with pytest.raises(RuntimeError):
+            call(a)
