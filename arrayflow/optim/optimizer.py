@@ -208,13 +208,41 @@ class Optimizer:
                 raise ValueError(
                     f"{name}: the gradient of a parameter must be on the parameter's backend "
                     f"{p.backend.name!r}, got {grad.backend.name!r}")
-            new_p, new_state = self._update(group, p.detach(), grad, self.state.get(p, {}))
+            update = self._update_real_view if p.dtype.kind == "complex floating" else \
+                self._update
+            new_p, new_state = update(group, p.detach(), grad, self.state.get(p, {}))
             if tuple(new_p.shape) != tuple(p.shape) or new_p.dtype is not p.dtype:
                 raise ValueError(
                     f"{name}: an update must keep the parameter's shape {tuple(p.shape)} and "
                     f"dtype {p.dtype}, got {tuple(new_p.shape)} and {new_p.dtype}")
             updates.append((p, new_p, self._unalias(p, grad, new_state)))
         return updates
+
+    def _update_real_view(self, group: dict, param: Tensor, grad: Tensor, state: dict):
+        """``_update`` of a complex parameter on its real view (PyTorch's optimizers step
+        complex parameters through ``view_as_real``: real and imaginary parts update as
+        separate real numbers, so Adam's second moments are per part, not ``g * g``).
+        The state keeps complex Tensors, as PyTorch's does."""
+        from ..ops.dtypes import astype
+        from ..ops.elementwise import imag, real
+        from ..ops.manipulation import stack
+
+        shape = tuple(param.shape)
+
+        def as_real(t):
+            if isinstance(t, Tensor) and t.dtype.kind == "complex floating" and \
+                    tuple(t.shape) == shape:
+                return stack([real(t), imag(t)], axis=-1)
+            return t
+
+        def as_complex(t):
+            if isinstance(t, Tensor) and tuple(t.shape) == shape + (2,):
+                return astype(t[..., 0], param.dtype) + astype(t[..., 1], param.dtype) * 1j
+            return t
+
+        new_p, new_state = self._update(group, as_real(param), as_real(grad),
+                                        {k: as_real(v) for k, v in state.items()})
+        return as_complex(new_p), {k: as_complex(v) for k, v in new_state.items()}
 
     def _unalias(self, p: Tensor, grad: Tensor, new_state: dict) -> dict:
         """Copy new state Tensors that share an array with the gradient, the parameter,
