@@ -466,7 +466,8 @@ def test_gradient_for_a_tensor_not_requiring_grad_is_ignored_as_torch(backend):
 def test_saved_tensors_are_freed_while_the_loss_is_kept(backend):
     w = af.ones((8, 8), requires_grad=True)
     losses, refs = [], []
-    for _ in range(1000):
+    n = 200 if backend == "dask" else 1000  # (building Dask graphs is slow; same check)
+    for _ in range(n):
         h = af.ones((4, 8)) @ w
         y = af.exp(h * 1e-3)  # exp saves its output
         loss = af.sin(y).sum()  # sin saves its input
@@ -476,7 +477,7 @@ def test_saved_tensors_are_freed_while_the_loss_is_kept(backend):
     del h, y, loss
     gc.collect()
     assert sum(r() is not None for r in refs) == 0
-    assert len(losses) == 1000
+    assert len(losses) == n and all(t.grad_fn is not None for t in losses)
 
 
 def test_saved_arrays_are_freed_and_retain_graph_keeps_them(backend):
@@ -703,3 +704,19 @@ def test_inplace_on_an_input_a_function_returned_as_is_raises_as_torch(backend, 
             out *= 3
         (out * 2).sum().backward()  # the failed write changed nothing
         assert_allclose(_np(x.grad), [20.0, 20.0] + ([0.0, 0.0] if through_view else [20.0] * 2))
+
+
+def test_second_order_through_inplace_writes_into_views_as_torch(backend):
+    out = []
+    for lib, x in zip((torch, af), _pair([1.0, 2.0, 3.0, 4.0], True)):
+        w = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)
+        wt = torch.tensor(w) if lib is torch else af.asarray(w)  # a constant residual
+        b = x * x
+        b[0:2] *= x[0:2]
+        v = b[2:4]
+        v *= x[2:4]
+        (g,) = lib.autograd.grad((b * wt).sum(), x, create_graph=True)
+        (g * g).sum().backward()
+        out.append((_np(g), _np(x.grad)))
+    assert_allclose(out[1][0], out[0][0], rtol=1e-6)
+    assert_allclose(out[1][1], out[0][1], rtol=1e-6)

@@ -253,7 +253,9 @@ def _tensor_residuals(node):
     from ..ops._registry import Tensor
 
     res = list(node.res)
+    linked = set()
     for k, kind, ref in node.links:
+        linked.add(k)
         if kind == "in":
             res[k] = ref
         else:  # an output: rebuild it if its Tensor is gone
@@ -264,6 +266,12 @@ def _tensor_residuals(node):
                 t.grad_fn = node
                 t._output_nr = ref
             res[k] = t
+    # Other saved arrays (inputs that do not require grad) become constant Tensors: the
+    # rule runs with ``xp = arrayflow`` and must see Tensors, not raw arrays.
+    backend = node.backend
+    for k, r in enumerate(res):
+        if k not in linked and type(r) not in _SCALARS and backend.is_array(r):
+            res[k] = Tensor._from_array(r, backend)
     return tuple(res)
 
 
