@@ -514,3 +514,17 @@ def test_optimizer_steps_complex_parameters_as_torch(backend, case):
         if isinstance(value, torch.Tensor) and value.is_complex():
             np.testing.assert_allclose(state[0][key].numpy(), _torch_np(value), rtol=1e-10,
                                        err_msg=key)
+
+
+def test_real_and_complex_tensors_in_one_list_argument(backend):
+    # concat of a real and a complex Tensor: the real one gets the real part of its slice.
+    x = af.asarray(R3, requires_grad=True)
+    z = af.asarray(V3, requires_grad=True)
+    w = _cplx(np.random.default_rng(3), (6,))
+    af.sum(af.real(af.concat([x, z]) * af.conj(af.asarray(w)))).backward()
+    xt = torch.tensor(R3, requires_grad=True)
+    zt = torch.tensor(V3, requires_grad=True)
+    (torch.cat([xt, zt]) * torch.tensor(w).conj()).real.sum().backward()
+    assert x.grad.dtype == x.dtype
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(z.grad.numpy(), _torch_np(zt.grad), rtol=1e-12)
