@@ -223,3 +223,33 @@ def test_integers_with_integer_arrays_follow_torch(backend, key):
     ka = tuple(af.asarray(np.array(k)) if isinstance(k, list) else k for k in key)
     kt = tuple(torch.tensor(k) if isinstance(k, list) else k for k in key)
     _grad_pair(lambda t: t[ka], lambda t: t[kt], X4)
+
+
+def test_setitem_integer_beside_index_array_lays_value_out_as_torch(backend):
+    # NumPy would write v transposed here (its broadcast dimension goes first): silent
+    if backend == "strict":
+        pytest.skip("array_api_strict has no integer-array __setitem__ (the standard's rule)")
+    x = np.zeros((2, 3, 3), dtype=np.float32)
+    v = np.arange(9, dtype=np.float32).reshape(3, 3)
+    idx = np.array([2, 0, 1])
+    va = af.asarray(v, requires_grad=True)
+    vt = torch.tensor(v, requires_grad=True)
+    xa = af.asarray(x, requires_grad=True) * 1.0
+    xt = torch.tensor(x, requires_grad=True) * 1.0
+    xa[0, :, af.asarray(idx)] = va * 1.0
+    xt[0, :, torch.tensor(idx)] = vt * 1.0
+    assert_allclose(xa.detach().numpy(), xt.detach().numpy())
+    w = np.arange(18, dtype=np.float32).reshape(2, 3, 3)
+    (xa * af.asarray(w)).sum().backward()
+    (xt * torch.tensor(w)).sum().backward()
+    assert_allclose(va.grad.numpy(), vt.grad.numpy())
+
+
+def test_setitem_several_index_arrays_on_every_backend(backend):
+    if backend == "strict":
+        pytest.skip("array_api_strict has no integer-array __setitem__ (the standard's rule)")
+    i, j = np.array([0, -1, 2]), np.array([[1], [5]])
+    xa, xt = af.asarray(X), torch.tensor(X)
+    xa[af.asarray(i), af.asarray(j)] = af.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    xt[torch.tensor(i), torch.tensor(j)] = torch.arange(6.0).reshape(2, 3)
+    assert_allclose(xa.numpy(), xt.numpy())  # Dask: through one flat index

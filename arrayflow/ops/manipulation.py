@@ -418,25 +418,72 @@ def norm_key(backend, shape, key, fname="getitem"):
                 keys[i] = bool(k)  # eager: a 0-d mask is a Python bool
     kinds = [_kind(backend, k) for k in keys]
     post = None
+    eshape = None
+    if "bool" in kinds and "iarr" in kinds:
+        # PyTorch: a bool beside index tensors unsqueezes a new dimension there and
+        # indexes it with [0] (True) or [] (False), an index tensor like the others
+        n_ell = sum(1 for k in keys if k is Ellipsis)
+        used = sum(keys[i].ndim if kd == "barr" else 1 for i, kd in enumerate(kinds)
+                   if kd in ("int", "iarr", "barr") or type(keys[i]) is slice)
+        new_shape, d = [], 0
+        for i, (k, kd) in enumerate(zip(keys, kinds)):
+            if kd == "bool":
+                new_shape.append(1)
+                keys[i] = xp.asarray([0] if k else [], dtype=xp.int64)
+                kinds[i] = "iarr"
+            elif k is Ellipsis:
+                new_shape.extend(shape[d:d + len(shape) - used])
+                d += len(shape) - used
+            elif k is None:
+                continue
+            else:
+                m = k.ndim if kd == "barr" else 1
+                new_shape.extend(shape[d:d + m])
+                d += m
+        new_shape.extend(shape[d:])
+        eshape = shape = tuple(new_shape)
+        del n_ell
     if "bool" in kinds or "barr" in kinds:
         zero_d = [i for i, k in enumerate(kinds)
                   if k == "bool" or (k == "barr" and keys[i].ndim == 0)]
         if zero_d and "iarr" not in kinds and len(zero_d) == kinds.count("bool") + \
                 kinds.count("barr"):
-            sel = []
+            # PyTorch: each bool indexes a new axis with [0] (True) or [] (False); together
+            # they are advanced indices giving ONE axis, where the first was if they are
+            # adjacent (integers are selects and do not count), else in front
+            others = [i for i, kd in enumerate(kinds) if kd != "int"]
+            ranks = [others.index(i) for i in zero_d]
+            adjacent = ranks == list(range(ranks[0], ranks[0] + len(ranks)))
+            flags = [keys[i] for i in zero_d]
+            if any(f is False for f in flags):
+                pick = slice(0, 0)
+            else:
+                masks = [xp.reshape(f, (1,)) for f in flags if f is not True]
+                pick = slice(None)
+                for m in masks:
+                    pick = m if type(pick) is slice else pick & m
+            new_keys, new_kinds = ([None], ["new"]) if not adjacent else ([], [])
             for i, (k, kd) in enumerate(zip(keys, kinds)):
                 if i in zero_d:
-                    sel.append(slice(None) if k is True else slice(0, 0) if k is False
-                               else xp.reshape(k, (1,)))
-                    keys[i] = None
-                    kinds[i] = "basic"
-                elif kd == "basic" and k is not Ellipsis:
-                    sel.append(slice(None))
+                    if adjacent and i == zero_d[0]:
+                        new_keys.append(None)
+                        new_kinds.append("new")
+                    continue
+                new_keys.append(k)
+                new_kinds.append(kd)
+            sel = []
+            for k, kd in zip(new_keys, new_kinds):
+                if kd == "new":
+                    sel.append(pick)
                 elif k is Ellipsis:
                     sel.append(Ellipsis)
+                elif kd == "basic":
+                    sel.append(slice(None))
             if Ellipsis not in sel:
                 sel.append(Ellipsis)
             post = tuple(sel)
+            keys = new_keys
+            kinds = ["basic" if kd == "new" else kd for kd in new_kinds]
     ndim = len(shape)
     used = sum(keys[i].ndim if kd == "barr" else 1 for i, kd in enumerate(kinds)
                if kd in ("int", "iarr", "barr") or type(keys[i]) is slice)
@@ -468,8 +515,30 @@ def norm_key(backend, shape, key, fname="getitem"):
             keys[i] = _checked_index(k, shape[d], fname, d)
             d += 1
         else:
+            keys[i] = _clamped(k, shape[d])
             d += 1
-    return tuple(keys), post
+    arrays = [tuple(k.shape) for k, kd in zip(keys, kinds) if kd == "iarr"]
+    if len(arrays) > 1:
+        try:
+            broadcast_shapes.forward(backend, *arrays)
+        except ValueError:
+            raise IndexError(
+                f"arrayflow.{fname}: shape mismatch: indexing tensors could not be broadcast "
+                f"together with shapes {', '.join(str(list(a)) for a in arrays)}") from None
+    return tuple(keys), post, eshape
+
+
+def _clamped(sl, n):
+    """Slice ``sl`` with its bounds inside the axis (PyTorch and NumPy clamp out-of-range
+    bounds; the standard leaves them unspecified and array_api_strict refuses them)."""
+    if sl.start is None and sl.stop is None:
+        return sl
+    start, stop, step = sl.indices(n)
+    if (stop - start) * step <= 0:
+        return slice(0, 0)  # empty
+    if step > 0:
+        return slice(start or None, None if stop >= n else stop, sl.step)
+    return slice(start, None if stop < 0 else stop, step)
 
 
 @op("getitem", backend_arg=True)
@@ -492,10 +561,14 @@ def getitem(backend, x, key, /):
 
     Source: array API standard 2025.12, "Indexing"; PyTorch ``Tensor.__getitem__``.
     """
-    key, post = norm_key(backend, x.shape, key)
+    key, post, eshape = norm_key(backend, x.shape, key)
+    xp = backend._xp or backend.xp
+    shape0 = None
+    if eshape is not None:  # bools beside index arrays: their new axes first
+        shape0 = tuple(x.shape)
+        x = xp.reshape(x, eshape)
     shape = x.shape
     pre = None
-    xp = backend._xp or backend.xp
     plan = None
     if sum(1 for k in key if _is_arr(k) or type(k) is int) > 1:
         plan = _plan(xp, shape, key)
@@ -523,7 +596,7 @@ def getitem(backend, x, key, /):
     if post is not None:
         mid = tuple(y.shape)
         y = backend.getitem(y, post)
-    return y, (shape, key, post, mid, pre, tuple(x.shape))
+    return y, (shape, key, post, mid, pre, tuple(x.shape), shape0)
 
 
 # --- VJPs ------------------------------------------------------------------------------------
@@ -764,7 +837,7 @@ def gather_key(xp, x, key):
 
 @getitem.defvjp
 def _getitem_vjp(xp, res, g):
-    shape, key, post, mid, pre, shape1 = res
+    shape, key, post, mid, pre, shape1, shape0 = res
     if post is not None:
         # a 0-d mask or a Python bool became a new axis, then ``post`` selected on it
         z = xp.zeros(mid, dtype=g.dtype)
@@ -772,6 +845,8 @@ def _getitem_vjp(xp, res, g):
     g = _getitem_grad(xp, shape1, key, g)
     if pre is not None:  # the integers applied first (PyTorch's order)
         g = _index_put(xp, xp.zeros(shape, dtype=g.dtype), pre, g)
+    if shape0 is not None:
+        g = xp.reshape(g, shape0)
     return (g, None)
 
 
@@ -898,7 +973,19 @@ def index_put(backend, x, key, values, /):
     import array_api_extra as xpx
 
     xp = backend._xp or backend.xp
-    key, post = norm_key(backend, x.shape, key, "index_put")
+    key, post, eshape = norm_key(backend, x.shape, key, "index_put")
+    if eshape is not None:  # bools beside index arrays: write into x with their new axes
+        out, res = index_put.forward(backend, xp.reshape(x, eshape), key, values)
+        return xp.reshape(out, tuple(x.shape)), (None,) * 5 + (
+            ("eshape", tuple(x.shape), eshape, res),)
+    pre, rest = _split_selects(xp, x.shape, key)
+    if pre is not None:
+        # PyTorch: integers select first, the index arrays then index the selection
+        # (x[0, :, idx] = v writes v laid out as (n1, k), not NumPy's (k, n1))
+        sub = backend.getitem(x, pre)
+        sub2, inner = index_put.forward(backend, sub, rest, values)
+        out, _ = index_put.forward(backend, x, pre, sub2)
+        return out, (pre, None, None, None, None, ("pre", inner))
     # Keeps the shape of ``values``, not the array: ``b[0:2] = b[0:2] * 3`` must not
     # save (and version-check) a view of the storage it writes.
     vshape = getattr(values, "shape", None)
@@ -919,22 +1006,85 @@ def index_put(backend, x, key, values, /):
         key = tuple(xp.reshape(k, (1,)) if i in lazy0 else k
                     for i, k in enumerate(key) if k is not None)
         if cond is False:
-            return xp.asarray(x, copy=True), (key, vshape, rshape, cond, None)
+            return xp.asarray(x, copy=True), (key, vshape, rshape, cond, None, None)
         tshape = tuple(backend.getitem(x, key).shape)
         v = values if _is_arr(values) else xp.asarray(values, dtype=x.dtype)
         v = xp.broadcast_to(v, rshape)
         if cond is not None:
             v = xp.where(cond, v, xp.reshape(backend.getitem(x, key), rshape))
         values = xp.reshape(v, tshape)
+    if 0 in tuple(x.shape) or any(
+            (type(k) is slice and k == slice(0, 0))
+            or (_is_arr(k) and not _is_bool_arr(k) and 0 in tuple(k.shape)) for k in key):
+        # nothing to write (Dask's __setitem__ refuses an empty region)
+        return xp.asarray(x, copy=True), (key, vshape, rshape, cond, None, None)
     if backend.lazy and _is_arr(values) and _is_bool_arr(key[0]) and all(
             k is Ellipsis or (type(k) is slice and k == slice(None)) for k in key[1:]):
         # Dask: ``x[mask] = v`` with an array ``v`` (nnz values, or a row broadcast
         # along the mask) needs the unknown number of True elements; written with
         # ``where`` and a gather at the running count instead, lazily.
         out, n = _mask_put(backend, xp, x, key[0], values)
-        return out, (key, vshape, rshape, cond, (key[0], n))
+        return out, (key, vshape, rshape, cond, (key[0], n), None)
+    if backend.lazy and sum(1 for k in key if _is_arr(k) and not _is_bool_arr(k)) > 1:
+        # Dask writes through one integer array only: write through the flat index
+        return _flat_put(backend, xp, x, key, values), (key, vshape, rshape, cond, None, None)
     k1 = key[0] if len(key) == 1 else key  # Dask's __setitem__ wants a lone mask bare
-    return xpx.at(x, k1).set(values, copy=True, xp=xp), (key, vshape, rshape, cond, None)
+    return xpx.at(x, k1).set(values, copy=True, xp=xp), (key, vshape, rshape, cond, None, None)
+
+
+def _split_selects(xp, shape, key):
+    """For a key with integers (or 0-d index arrays) beside index arrays of ndim >= 1:
+    ``(pre, rest)``, the selects applied first and the rest of the key (PyTorch's
+    order); else ``(None, key)``."""
+    if sum(1 for k in key if _is_arr(k) or type(k) is int) < 2:
+        return None, key
+    plan = _plan(xp, shape, key)
+
+    def sel(k, kd):
+        return kd == "int" or (kd == "iarr" and k.ndim == 0)
+
+    if not (any(kd == "iarr" and k.ndim for k, kd, _ in plan)
+            and any(sel(k, kd) for k, kd, _ in plan)):
+        return None, key
+    pre, rest = [], []
+    for k, kd, _ in plan:
+        if sel(k, kd):
+            pre.append(k)
+        else:
+            if kd != "none":
+                pre.extend([slice(None)] * (k.ndim if kd == "barr" else 1))
+            rest.append(k)
+    return tuple(pre), tuple(rest)
+
+
+def _flat_put(backend, xp, x, key, values):
+    """``x`` with ``x[key] = values`` for several integer arrays (no None, no integers),
+    written through one flat integer index over the indexed dimensions (Dask's
+    ``__setitem__`` takes one integer array only)."""
+    import array_api_extra as xpx
+
+    shape = tuple(x.shape)
+    plan = _plan(xp, shape, key)
+    adv, bshape, pos, rest = _adv_layout(xp, shape, plan)
+    target = tuple(backend.getitem(x, key).shape)
+    v = values if _is_arr(values) else xp.asarray(values, dtype=x.dtype)
+    v = xp.broadcast_to(v, target)
+    nb = len(bshape)
+    if pos and nb:
+        v = xp.moveaxis(v, tuple(range(pos, pos + nb)), tuple(range(nb)))
+    flat, n = _flat_index(xp, shape, plan, adv, bshape)
+    v = xp.reshape(v, (flat.shape[0],) + tuple(v.shape[nb:]))
+    adv_dims = [plan[i][2] for i in adv]
+    rest_dims = [d for d in range(len(shape)) if d not in adv_dims]
+    xt = xp.permute_dims(x, tuple(adv_dims + rest_dims))
+    xf = xp.reshape(xt, (n,) + tuple(shape[d] for d in rest_dims))
+    xf = xpx.at(xf, (flat,) + tuple(plan[i][0] for i in rest)).set(v, copy=True, xp=xp)
+    xt = xp.reshape(xf, tuple(shape[d] for d in adv_dims + rest_dims))
+    order = adv_dims + rest_dims
+    inv = [0] * len(order)
+    for i, d in enumerate(order):
+        inv[d] = i
+    return xp.permute_dims(xt, tuple(inv))
 
 
 def _mask_put(backend, xp, x, mask, v):
@@ -967,7 +1117,17 @@ def _mask_put(backend, xp, x, mask, v):
 
 @index_put.defvjp
 def _index_put_vjp(xp, res, g):
-    key, vshape, rshape, cond, mput = res
+    extra = res[5]
+    if extra is not None and extra[0] == "eshape":
+        # written through the new axes of bools beside index arrays
+        _, shape0, eshape, inner = extra
+        gx, _, gv = _index_put_vjp(xp, inner, xp.reshape(g, eshape))
+        return (xp.reshape(gx, shape0), None, gv)
+    if extra is not None:  # ("pre", inner): selects first, then the index arrays
+        pre, inner = res[0], extra[1]
+        gsub, _, gv = _index_put_vjp(xp, inner, _get(g, pre))
+        return (_index_put(xp, g, pre, gsub), None, gv)
+    key, vshape, rshape, cond, mput, _ = res
     if mput is not None:
         mask, n = mput
         k = mask.ndim
