@@ -690,6 +690,9 @@ def _extra_cases() -> list[OpCase]:
                 c.append(OpCase(name, _inputs(_a((), d, low, high)), label=f"0d-{d}"))
         d = dtypes[0]
         c.append(OpCase(name, _inputs(_a((0, 3), d, low, high)), label=f"empty-{d}"))
+        if "complex128" in dtypes:  # the table has complex128; complex64 and 0-d here
+            c += [OpCase(name, _inputs(_a((2, 3), "complex64", low, high)), label="complex64"),
+                  OpCase(name, _inputs(_a((), "complex128", low, high)), label="0d-complex128")]
     c.append(OpCase("erf", _inputs(_a((), f64)), label="0d-float64"))
     c.append(OpCase("erf", _inputs(_a((0,), f32)), label="empty-float32"))
     smooth_binary = {"add": None, "subtract": None, "multiply": None,
@@ -714,6 +717,10 @@ def _extra_cases() -> list[OpCase]:
                                         {"equal_nan": True}), label="equal-nan")]
     c.append(OpCase("where", _inputs(_a((2, 3), "bool"), _a((2, 3), f32), _a((3,), "int32")),
                     label="mixed-float32-int32"))
+    for name in ("add", "multiply", "divide", "pow"):
+        c.append(OpCase(name, _inputs(_a((2, 1, 3), "complex64", 0.5, 1.5),
+                                      _a((4, 1), "complex64", 0.5, 1.5)),
+                        label="broadcast-complex64"))
     c.append(OpCase("pow", _inputs(_a((2, 1, 3), f64, 0.5, 2), _a((4, 1), f64)),
                     label="broadcast-3d-float64"))
     c.append(OpCase("pow", _inputs(_a((), f64, 0.5, 2), _a((3,), f64)), label="0d-base"))

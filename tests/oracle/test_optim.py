@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import BACKENDS, is_lazy, on_backend
 from test_optim import TORCH_TRAJECTORIES
 
 import arrayflow as af
@@ -33,6 +34,9 @@ EXTRA = [
     ("RMSprop", {"lr": 0.005, "alpha": 0.9, "eps": 1e-4, "maximize": True}),
 ]
 CONFIGS = [(n, o) for n, o, _ in TORCH_TRAJECTORIES] + EXTRA
+LAZY_CONFIGS = [EXTRA[0], EXTRA[2], EXTRA[5], EXTRA[6]]
+"""On lazy backends (one persist per step, ~1 s a run) one rich configuration per optimizer;
+every configuration runs on the eager ones."""
 
 
 def _ids(configs):
@@ -88,9 +92,16 @@ def _assert_same_trajectory(got, want):
         np.testing.assert_allclose(g, w, rtol=RTOL, atol=atol, err_msg=f"step {k + 1}")
 
 
-@pytest.mark.parametrize(("name", "options"), CONFIGS, ids=_ids(CONFIGS))
-def test_optimizer_trajectory_matches_torch(name, options, backend):
-    got, _ = _run(af, name, options)
+def _with_backends(configs, ids, lazy_configs):
+    return [pytest.param(b, *c, id=f"{b}-{i}") for c, i in zip(configs, ids) for b in BACKENDS
+            if not is_lazy(b) or c in lazy_configs]
+
+
+@pytest.mark.parametrize(("backend_name", "name", "options"),
+                         _with_backends(CONFIGS, _ids(CONFIGS), LAZY_CONFIGS))
+def test_optimizer_trajectory_matches_torch(backend_name, name, options):
+    with on_backend(backend_name):
+        got, _ = _run(af, name, options)
     want, _ = _run(torch, name, options)
     _assert_same_trajectory(got, want)
 
@@ -111,11 +122,16 @@ SCHEDULERS = {
 }
 
 
-@pytest.mark.parametrize("optimizer", ["SGD", "Adam"])
-@pytest.mark.parametrize("scheduler", list(SCHEDULERS))
-def test_scheduler_trajectory_matches_torch(scheduler, optimizer, backend):
+_SCHED = [(s, o) for s in SCHEDULERS for o in ("SGD", "Adam")]
+
+
+@pytest.mark.parametrize(("backend_name", "scheduler", "optimizer"),
+                         _with_backends(_SCHED, [f"{s}-{o}" for s, o in _SCHED],
+                                        [(s, "Adam") for s in SCHEDULERS]))
+def test_scheduler_trajectory_matches_torch(backend_name, scheduler, optimizer):
     options = {"lr": 0.05, "momentum": 0.9} if optimizer == "SGD" else {"lr": 0.02}
-    got, got_lrs = _run(af, optimizer, options, SCHEDULERS[scheduler], groups=True)
+    with on_backend(backend_name):
+        got, got_lrs = _run(af, optimizer, options, SCHEDULERS[scheduler], groups=True)
     want, want_lrs = _run(torch, optimizer, options, SCHEDULERS[scheduler], groups=True)
     np.testing.assert_allclose(np.asarray(got_lrs), np.asarray(want_lrs), rtol=1e-13)
     _assert_same_trajectory(got, want)
