@@ -112,6 +112,9 @@ class Backend:
         True when arrays are lazy (Dask): arrayflow then never reads values.
     host_accessible : bool
         True when ``np.asarray`` may read the arrays (CPU memory).
+    integer_array_setitem : bool
+        False when ``array[int_array] = v`` is refused (the standard does not
+        define it): arrayflow then writes with standard functions.
     device_type : str
         The PyTorch device type of the arrays (``"cpu"``, the default, or
         ``"cuda"``): ``af.device("cuda")``, ``t.cuda()`` and ``af.cuda.is_available()``
@@ -125,6 +128,7 @@ class Backend:
     array_module: str = ""
     lazy: bool = False
     host_accessible: bool = True
+    integer_array_setitem: bool = True
     device_type: str = "cpu"
 
     def __init__(self, **options: Any) -> None:

@@ -152,8 +152,6 @@ def test_setitem_out_of_range_raises_and_changes_nothing(backend, key):
 
 
 def test_setitem_integer_array_negative_and_out_of_range(backend):
-    if backend == "strict":
-        pytest.skip("array_api_strict has no integer-array __setitem__ (the standard's rule)")
     xa, xt = _both()
     xa[af.asarray(np.array([0, -1]))] = 5.0
     xt[torch.tensor([0, -1])] = 5.0
@@ -181,8 +179,6 @@ def test_setitem_vjp_negative_index(backend):
 
 
 def test_augmented_assignment_with_repeated_index_does_not_accumulate(backend):
-    if backend == "strict":
-        pytest.skip("array_api_strict has no integer-array __setitem__ (the standard's rule)")
     xa, xt = _both()
     xa[[0, 0]] += 1.0
     xt[[0, 0]] += 1
@@ -227,8 +223,6 @@ def test_integers_with_integer_arrays_follow_torch(backend, key):
 
 def test_setitem_integer_beside_index_array_lays_value_out_as_torch(backend):
     # NumPy would write v transposed here (its broadcast dimension goes first): silent
-    if backend == "strict":
-        pytest.skip("array_api_strict has no integer-array __setitem__ (the standard's rule)")
     x = np.zeros((2, 3, 3), dtype=np.float32)
     v = np.arange(9, dtype=np.float32).reshape(3, 3)
     idx = np.array([2, 0, 1])
@@ -246,8 +240,6 @@ def test_setitem_integer_beside_index_array_lays_value_out_as_torch(backend):
 
 
 def test_setitem_several_index_arrays_on_every_backend(backend):
-    if backend == "strict":
-        pytest.skip("array_api_strict has no integer-array __setitem__ (the standard's rule)")
     i, j = np.array([0, -1, 2]), np.array([[1], [5]])
     xa, xt = af.asarray(X), torch.tensor(X)
     xa[af.asarray(i), af.asarray(j)] = af.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))

@@ -1025,8 +1025,10 @@ def index_put(backend, x, key, values, /):
         # ``where`` and a gather at the running count instead, lazily.
         out, n = _mask_put(backend, xp, x, key[0], values)
         return out, (key, vshape, rshape, cond, (key[0], n), None)
-    if backend.lazy and sum(1 for k in key if _is_arr(k) and not _is_bool_arr(k)) > 1:
-        # Dask writes through one integer array only: write through the flat index
+    n_int = sum(1 for k in key if _is_arr(k) and not _is_bool_arr(k))
+    if (n_int > 1 and backend.lazy) or (n_int and not backend.integer_array_setitem):
+        # Dask writes through one integer array only, array_api_strict through none: write
+        # through one flat index (Dask) or a standard-only scatter (strict)
         return _flat_put(backend, xp, x, key, values), (key, vshape, rshape, cond, None, None)
     k1 = key[0] if len(key) == 1 else key  # Dask's __setitem__ wants a lone mask bare
     return xpx.at(x, k1).set(values, copy=True, xp=xp), (key, vshape, rshape, cond, None, None)
@@ -1078,13 +1080,37 @@ def _flat_put(backend, xp, x, key, values):
     rest_dims = [d for d in range(len(shape)) if d not in adv_dims]
     xt = xp.permute_dims(x, tuple(adv_dims + rest_dims))
     xf = xp.reshape(xt, (n,) + tuple(shape[d] for d in rest_dims))
-    xf = xpx.at(xf, (flat,) + tuple(plan[i][0] for i in rest)).set(v, copy=True, xp=xp)
+    sls = tuple(plan[i][0] for i in rest)
+    if backend.integer_array_setitem:
+        xf = xpx.at(xf, (flat,) + sls).set(v, copy=True, xp=xp)
+    elif all(sl == slice(None) for sl in sls):
+        xf = _scatter_rows(xp, xf, flat, v)
+    else:
+        region = xf[(slice(None),) + sls]
+        xf = xpx.at(xf, (slice(None),) + sls).set(_scatter_rows(xp, region, flat, v),
+                                                 copy=True, xp=xp)
     xt = xp.reshape(xf, tuple(shape[d] for d in adv_dims + rest_dims))
     order = adv_dims + rest_dims
     inv = [0] * len(order)
     for i, d in enumerate(order):
         inv[d] = i
     return xp.permute_dims(xt, tuple(inv))
+
+
+def _scatter_rows(xp, a, rows, v):
+    """``a`` with ``a[rows[k]] = v[k]`` along axis 0, from standard functions only
+    (stable sort + ``searchsorted`` + ``take`` + ``where``); for a repeated row the last
+    value wins, as in NumPy (PyTorch leaves it unspecified)."""
+    order = xp.argsort(rows, stable=True)
+    srows = xp.take(rows, order)
+    sv = xp.take(xp.astype(v, a.dtype) if v.dtype != a.dtype else v, order, axis=0)
+    slots = xp.arange(a.shape[0], dtype=rows.dtype)
+    lo = xp.searchsorted(srows, slots, side="left")
+    hi = xp.searchsorted(srows, slots, side="right")
+    has = hi > lo
+    last = xp.where(has, hi - 1, xp.zeros_like(hi))
+    vals = xp.take(sv, last, axis=0)
+    return xp.where(xp.reshape(has, (a.shape[0],) + (1,) * (a.ndim - 1)), vals, a)
 
 
 def _mask_put(backend, xp, x, mask, v):

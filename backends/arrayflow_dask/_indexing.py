@@ -71,8 +71,8 @@ def getitem(array, key):
     n_arrays = kinds.count("array")
     if n_arrays == 0 or "bool" in kinds:
         return array[key]  # basic indexing, or boolean masks: Dask's own
-    if n_arrays == 1 and "int" not in kinds and getattr(keys[kinds.index("array")], "ndim", 1) == 1 \
-            and not any(k is None for k in keys):
+    if n_arrays == 1 and "int" not in kinds and not any(k is None for k in keys) \
+            and getattr(keys[kinds.index("array")], "ndim", 1) == 1:
         return array[key]  # one 1-D integer array, the rest basic: Dask does that right
     if any(k is None for k in keys):
         # new axes beside several integer arrays: the core's standard-only gather

@@ -20,6 +20,7 @@ class StrictBackend(HostRandomMixin, Backend):
     array_module = "array_api_strict"
     lazy = False
     host_accessible = True
+    integer_array_setitem = False  # the standard has no integer-array __setitem__
 
     def load_namespace(self):
         import array_api_strict as xp
