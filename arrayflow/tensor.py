@@ -363,8 +363,9 @@ class Tensor:
         requires_grad = builtins.bool(requires_grad)
         if self.grad_fn is not None and not requires_grad:
             raise RuntimeError(
-                "Tensor.requires_grad_: cannot turn off requires_grad of a non-leaf "
-                "Tensor; use detach()")
+                "Tensor.requires_grad_: you can only change requires_grad flags of leaf "
+                "variables. If you want to use a computed variable in a subgraph that doesn't "
+                "require differentiation use var_no_grad = var.detach().")
         if requires_grad and self.dtype.kind not in ("real floating", "complex floating"):
             raise RuntimeError(
                 f"Tensor.requires_grad_: only floating point and complex Tensors can require "
@@ -386,8 +387,23 @@ class Tensor:
             If the value is neither a Tensor nor None.
         RuntimeError
             If its shape, dtype or backend differs from this Tensor's.
+
+        Warns
+        -----
+        UserWarning
+            Reading it on a non-leaf that does not retain its gradient (PyTorch's warning:
+            such a ``.grad`` is never populated).
         """
-        return self._grad
+        g = self._grad
+        if g is None and self.grad_fn is not None and not self._retains_grad:
+            import warnings
+
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor.", UserWarning, stacklevel=2)
+        return g
 
     @grad.setter
     def grad(self, value) -> None:
@@ -411,6 +427,18 @@ class Tensor:
                     f"a tensor with dtype {self.dtype}. The gradient must match the tensor's "
                     f"dtype")
         self._grad = value
+
+    @property
+    def _base(self):
+        """The Tensor this one is a view of (PyTorch ``_base``), or None."""
+        cell = self._cell
+        if type(cell) is _ViewCell and cell.owner is not None and cell.owner() is self:
+            return cell.base
+        return None
+
+    def _is_view(self) -> builtins.bool:
+        """Whether this Tensor is a view of another (PyTorch ``_is_view()``)."""
+        return self._base is not None
 
     @property
     def is_leaf(self) -> builtins.bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import sys
 import threading
+import warnings
 import weakref
 
 import numpy as np
@@ -720,3 +721,28 @@ def test_second_order_through_inplace_writes_into_views_as_torch(backend):
         out.append((_np(g), _np(x.grad)))
     assert_allclose(out[1][0], out[0][0], rtol=1e-6)
     assert_allclose(out[1][1], out[0][1], rtol=1e-6)
+
+
+def test_reading_grad_of_a_non_leaf_warns_as_torch(backend):
+    for x in _pair([1.0, 2.0], True):
+        y = x * 2
+        with pytest.warns(UserWarning, match="The .grad attribute of a Tensor that is not a "
+                                             "leaf Tensor is being accessed"):
+            assert y.grad is None
+        y.retain_grad()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert y.grad is None and x.grad is None
+        with pytest.raises(RuntimeError, match="you can only change requires_grad flags of "
+                                               "leaf variables"):
+            y.requires_grad_(False)
+
+
+def test_base_and_is_view_as_torch(backend):
+    out = []
+    for x in _pair([[1.0, 2.0], [3.0, 4.0]], True):
+        v = x[0:1, :]
+        out.append((v._base is x, v._is_view(), x._base is None, x._is_view(),
+                    v.T._base is x, x.detach()._is_view(), (x * 1).reshape(4)._is_view(),
+                    (x * 1)._is_view()))
+    assert out[1] == out[0]
