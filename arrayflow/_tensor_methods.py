@@ -23,6 +23,7 @@ import warnings
 from . import _dtypes
 from .ops import aliases as _al
 from .ops import comparison as _cmp
+from .ops import creation as _c
 from .ops import dtypes as _dt
 from .ops import elementwise as _e
 from .ops import linalg as _la
@@ -164,6 +165,21 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     """``self += value * tensor1 / tensor2`` in place (PyTorch ``Tensor.addcdiv_``)."""
     return _inplace(self, lambda s, _o: s + value * (tensor1 / tensor2),
                     _grad_other(tensor1, tensor2), "addcdiv_")
+
+
+def addcmul(self, tensor1, tensor2, *, value=1):
+    """``self + value * tensor1 * tensor2`` (PyTorch ``Tensor.addcmul``)."""
+    return self + value * (tensor1 * tensor2)
+
+
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    """``self + value * tensor1 / tensor2`` (PyTorch ``Tensor.addcdiv``)."""
+    return self + value * (tensor1 / tensor2)
+
+
+def lerp(self, end, weight):
+    """``self + weight * (end - self)`` (PyTorch ``Tensor.lerp``)."""
+    return self + weight * (end - self)
 
 
 def lerp_(self, end, weight):
@@ -656,6 +672,177 @@ def outer(self, vec2):
     return _la.outer(self, vec2)
 
 
+# --- PyTorch's signatures and return types for methods the standard spells otherwise ----------
+
+_MaxT = collections.namedtuple("max", ["values", "indices"])
+_MinT = collections.namedtuple("min", ["values", "indices"])
+_SortT = collections.namedtuple("sort", ["values", "indices"])
+
+
+def _dims_arg(dims):
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        return tuple(dims[0])
+    return tuple(dims)
+
+
+def _extreme(self, fname, dim, keepdim, axis, keepdims, arg, out_t, elementwise, reduce):
+    from .tensor import _axis, _keep
+
+    if isinstance(dim, Tensor):  # t.max(other): element-wise
+        if keepdim is not None or axis is not None:
+            raise TypeError(f"{fname}(): an element-wise {fname} takes no dim/keepdim")
+        return elementwise(self, dim)
+    ax = _axis(fname, dim, axis)
+    kd = builtins.bool(_keep(fname, keepdim, keepdims))
+    if ax is None:
+        return reduce(self)  # t.max(): the value only, as PyTorch
+    if isinstance(ax, (tuple, list)):
+        raise TypeError(f"{fname}(): argument 'dim' must be int, not {type(ax).__name__} "
+                        f"(use amax/amin to reduce several dimensions)")
+    ax = _dim(fname, ax, self.ndim)
+    if self.ndim == 0:
+        return out_t(self, _c.zeros_like(self, dtype=_dtypes.int64))
+    idx = arg(self, axis=ax, keepdims=True)
+    values = _m.take_along_axis(self, idx, axis=ax)  # the gradient goes to that element
+    if not kd:
+        values = _m.squeeze(values, axis=ax)
+        idx = _m.squeeze(idx, axis=ax)
+    return out_t(values, idx)
+
+
+def max(self, dim=None, keepdim=None, *, axis=None, keepdims=None):
+    """PyTorch's ``Tensor.max``: ``t.max()`` the largest value; ``t.max(dim, keepdim)`` a
+    named tuple ``(values, indices)`` (the gradient goes to the selected elements);
+    ``t.max(other)`` the element-wise maximum. (The namespace function
+    :func:`arrayflow.max` keeps the standard's values-only reduction.)"""
+    return _extreme(self, "max", dim, keepdim, axis, keepdims, _s.argmax, _MaxT, _e.maximum,
+                    _r.max)
+
+
+def min(self, dim=None, keepdim=None, *, axis=None, keepdims=None):
+    """PyTorch's ``Tensor.min`` (see :meth:`max`)."""
+    return _extreme(self, "min", dim, keepdim, axis, keepdims, _s.argmin, _MinT, _e.minimum,
+                    _r.min)
+
+
+def amax(self, dim=(), keepdim=False):
+    """The maximum over ``dim`` (an int or a tuple; ``()`` all dimensions), values only
+    (PyTorch ``Tensor.amax``)."""
+    return _r.max(self, axis=tuple(dim) if isinstance(dim, (tuple, list)) and dim else (
+        None if dim == () else dim), keepdims=keepdim)
+
+
+def amin(self, dim=(), keepdim=False):
+    """The minimum over ``dim`` (PyTorch ``Tensor.amin``; see :meth:`amax`)."""
+    return _r.min(self, axis=tuple(dim) if isinstance(dim, (tuple, list)) and dim else (
+        None if dim == () else dim), keepdims=keepdim)
+
+
+def sort(self, dim=-1, descending=False, *, stable=False):
+    """Sorted values and their indices along ``dim``, a named tuple ``(values, indices)``
+    (PyTorch ``Tensor.sort``; ties keep their order)."""
+    if self.ndim == 0:
+        return _SortT(self, _c.zeros_like(self, dtype=_dtypes.int64))
+    dim = _dim("sort", dim, self.ndim)
+    idx = _s.argsort(self, axis=dim, descending=descending, stable=True)
+    return _SortT(_m.take_along_axis(self, idx, axis=dim), idx)
+
+
+def argsort(self, dim=-1, descending=False, *, stable=False):
+    """Indices that sort along ``dim`` (PyTorch ``Tensor.argsort``; ties keep their order)."""
+    return _s.argsort(self, axis=_dim("argsort", dim, self.ndim), descending=descending,
+                      stable=True)
+
+
+def flatten(self, start_dim=0, end_dim=-1):
+    """Dimensions ``start_dim``..``end_dim`` merged into one (PyTorch ``Tensor.flatten``)."""
+    if self.ndim == 0:
+        return _m.reshape(self, (1,))
+    s, e = _dim("flatten", start_dim, self.ndim), _dim("flatten", end_dim, self.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shape = tuple(self.shape)
+    return _m.reshape(self, shape[:s] + (-1,) + shape[e + 1:])
+
+
+def roll(self, shifts, dims=None):
+    """Roll elements by ``shifts`` along ``dims`` (flattened when None; PyTorch
+    ``Tensor.roll``)."""
+    return _m.roll(self, shifts, axis=dims)
+
+
+def flip(self, *dims):
+    """Reverse the order along ``dims`` (PyTorch ``Tensor.flip(dims)``)."""
+    return _m.flip(self, axis=_dims_arg(dims))
+
+
+def tril(self, diagonal=0):
+    """Lower triangle (PyTorch ``Tensor.tril``)."""
+    return _c.tril(self, k=diagonal)
+
+
+def triu(self, diagonal=0):
+    """Upper triangle (PyTorch ``Tensor.triu``)."""
+    return _c.triu(self, k=diagonal)
+
+
+def add(self, other, *, alpha=1):
+    """``self + alpha * other`` (PyTorch ``Tensor.add``)."""
+    return _e.add(self, other) if alpha == 1 else _e.add(self, other * alpha)
+
+
+def sub(self, other, *, alpha=1):
+    """``self - alpha * other`` (PyTorch ``Tensor.sub``)."""
+    return _e.subtract(self, other) if alpha == 1 else _e.subtract(self, other * alpha)
+
+
+def take(self, index):
+    """Elements of the flattened Tensor at ``index``, in ``index``'s shape (PyTorch
+    ``Tensor.take``)."""
+    flat = _m.reshape(self, (-1,))
+    out = _m.take(flat, _m.reshape(index, (-1,)), axis=0)
+    return _m.reshape(out, tuple(index.shape))
+
+
+def nonzero(self, *, as_tuple=False):
+    """Indices of the non-zero elements: an ``(n, ndim)`` int64 Tensor, or with
+    ``as_tuple=True`` one 1-D Tensor per dimension (PyTorch ``Tensor.nonzero``; a
+    data-dependent shape on lazy backends)."""
+    idx = _s.nonzero(self)
+    if as_tuple:
+        return idx
+    return _m.stack(list(idx), axis=1)
+
+
+def _compare(fn):
+    def method(self, other):
+        return fn(self, other)
+
+    method.__doc__ = f"Element-wise ``{fn.__name__}`` (PyTorch's comparison method)."
+    return method
+
+
+def cumsum(self, dim, *, dtype=None):
+    """Cumulative sum along ``dim`` (PyTorch ``Tensor.cumsum``)."""
+    return _r.cumulative_sum(self, axis=dim, dtype=dtype)
+
+
+def cumprod(self, dim, *, dtype=None):
+    """Cumulative product along ``dim`` (PyTorch ``Tensor.cumprod``)."""
+    return _r.cumulative_prod(self, axis=dim, dtype=dtype)
+
+
+def unbind(self, dim=0):
+    """The slices along ``dim`` as a tuple (PyTorch ``Tensor.unbind``)."""
+    return _m.unstack(self, axis=dim)
+
+
+def repeat_interleave(self, repeats, dim=None):
+    """Repeat each element ``repeats`` times along ``dim`` (PyTorch
+    ``Tensor.repeat_interleave``; the standard's ``repeat``)."""
+    return _m.repeat(self, repeats, axis=dim)
+
+
 def erf(self):
     """The error function (PyTorch ``Tensor.erf``)."""
     from .ops.special import erf as _erf
@@ -739,6 +926,7 @@ _METHODS = {
     "isclose": isclose, "allclose": allclose, "norm": norm, "movedim": movedim,
     "moveaxis": movedim, "std": std, "var": var,
     "addcmul_": addcmul_, "addcdiv_": addcdiv_, "lerp_": lerp_, "view_as": view_as,
+    "addcmul": addcmul, "addcdiv": addcdiv, "lerp": lerp,
     "type_as": type_as, "contiguous": contiguous, "is_contiguous": is_contiguous,
     "is_floating_point": is_floating_point, "is_complex": is_complex, "nelement": nelement,
     "element_size": element_size, "int": _caster("int32"), "bool": _caster("bool"),
@@ -746,7 +934,14 @@ _METHODS = {
     "repeat": repeat, "index_select": index_select, "gather": gather, "narrow": narrow,
     "split": split, "chunk": chunk, "masked_select": masked_select, "topk": topk,
     "logsumexp": logsumexp, "rsqrt": rsqrt, "dot": dot, "mv": mv, "bmm": bmm, "outer": outer,
-    "erf": erf,
+    "erf": erf, "cumsum": cumsum, "cumprod": cumprod, "unbind": unbind,
+    "repeat_interleave": repeat_interleave, "max": max, "min": min, "amax": amax,
+    "amin": amin, "sort": sort, "argsort": argsort, "flatten": flatten, "roll": roll,
+    "flip": flip, "tril": tril, "triu": triu, "add": add, "sub": sub, "take": take,
+    "nonzero": nonzero, "bitwise_not": lambda self: _e.bitwise_invert(self),
+    **{n: _compare(f) for n, f in (
+        ("eq", _e.equal), ("ne", _e.not_equal), ("lt", _e.less), ("le", _e.less_equal),
+        ("gt", _e.greater), ("ge", _e.greater_equal))},
 }
 
 

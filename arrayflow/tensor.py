@@ -1212,10 +1212,6 @@ class Tensor:
 
     view = reshape
 
-    def flatten(self) -> Tensor:
-        """A 1-D Tensor of all elements."""
-        return _m.reshape(self, (-1,))
-
     def permute(self, *dims) -> Tensor:
         """Permute dimensions (``permute_dims``), PyTorch's varargs form too."""
         return _m.permute_dims(self, _shape_args(dims))
@@ -1240,14 +1236,6 @@ class Tensor:
         """Product over ``dim``/``axis``."""
         return _r.prod(self, axis=_axis("prod", dim, axis), dtype=dtype,
                        keepdims=_keep("prod", keepdim, keepdims))
-
-    def max(self, dim=None, keepdim=None, *, axis=None, keepdims=None) -> Tensor:
-        """Maximum values over ``dim``/``axis`` (values only: the standard's ``max``)."""
-        return _r.max(self, axis=_axis("max", dim, axis), keepdims=_keep("max", keepdim, keepdims))
-
-    def min(self, dim=None, keepdim=None, *, axis=None, keepdims=None) -> Tensor:
-        """Minimum values over ``dim``/``axis``."""
-        return _r.min(self, axis=_axis("min", dim, axis), keepdims=_keep("min", keepdim, keepdims))
 
     def argmax(self, dim=None, keepdim=None, *, axis=None, keepdims=None) -> Tensor:
         """Index of the maximum over ``dim``/``axis``."""
@@ -1414,8 +1402,8 @@ Tensor.__invert__ = _unary(_e.bitwise_invert, "__invert__")
 # ``__torch_function__`` does; aliases share the wrapped object.
 for _name in ("__getitem__", "__setitem__", "to", "to_device", "double", "float", "long",
               "astype", "clone", "mm", "matmul", "t", "unsqueeze", "squeeze", "expand_as",
-              "expand", "reshape", "flatten", "permute", "transpose", "sum", "mean", "prod",
-              "max", "min", "argmax", "argmin", "all", "any",
+              "expand", "reshape", "permute", "transpose", "sum", "mean", "prod",
+              "argmax", "argmin", "all", "any",
               "uniform_", "normal_", "fill_", "zero_", "backward", "dim", "numel", "item",
               "tolist", "numpy", "rechunk", "persist", "compute"):
     setattr(Tensor, _name, overridable_method(vars(Tensor)[_name]))
@@ -1426,13 +1414,9 @@ Tensor.__hash__ = object.__hash__  # __eq__ above would remove it
 
 # Element-wise functions as methods (PyTorch style: ``x.exp()``), and PyTorch's names.
 _METHOD_OPS = {n: getattr(_e, n) for n in _e.__all__}
-_METHOD_OPS.update({
-    "sub": _al.sub, "mul": _al.mul, "div": _al.div, "neg": _al.neg,
-    "take": _m.take, "flip": _m.flip, "roll": _m.roll, "tile": _m.tile,
-    "repeat_interleave": _m.repeat, "cumsum": _r.cumulative_sum,
-    "cumprod": _r.cumulative_prod, "sort": _s.sort, "argsort": _s.argsort,
-    "nonzero": _s.nonzero, "tril": _c.tril, "triu": _c.triu,
-})
+_METHOD_OPS.update({"mul": _al.mul, "neg": _al.neg, "tile": _m.tile})
+# (PyTorch's signatures: sub, div, take, flip, roll, sort, cumsum, tril... are in
+# arrayflow/_tensor_methods.py.)
 for _name, _fn in _METHOD_OPS.items():
     if not hasattr(Tensor, _name):
         setattr(Tensor, _name, _fn)

@@ -585,3 +585,69 @@ def test_method_errors_as_torch():
             call(t)
         with pytest.raises(RuntimeError):
             call(a)
+
+
+# --- PyTorch's signatures and return types of methods the standard spells otherwise --------
+
+TIES = np.array([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, -1.0, 2.0], [0.5, 0.5, 0.5, 0.5]])
+SIG_CALLS = [
+    ("max-dim", lambda m, x: x.max(1)), ("min-dim-keepdim", lambda m, x: x.min(0, keepdim=True)),
+    ("max-all", lambda m, x: x.max()), ("max-other", lambda m, x: x.max(x * 0 + 1.0)),
+    ("amax", lambda m, x: x.amax((0, 1))), ("amin-dim", lambda m, x: x.amin(1)),
+    ("sort", lambda m, x: x.sort(1)), ("sort-desc", lambda m, x: x.sort(0, descending=True)),
+    ("argsort", lambda m, x: x.argsort(dim=1, stable=True)), ("flatten", lambda m, x: x.flatten()),
+    ("roll", lambda m, x: x.roll(1, 1)), ("flip", lambda m, x: x.flip(0, 1)),
+    ("tril", lambda m, x: x.tril(1)), ("triu", lambda m, x: x.triu(-1)),
+    ("add-alpha", lambda m, x: x.add(x, alpha=3)), ("sub-alpha", lambda m, x: x.sub(x, alpha=2)),
+    ("take", lambda m, x: x.take(m.asarray([[0, 5], [11, 3]]) if m is af
+                                 else torch.tensor([[0, 5], [11, 3]]))),
+    ("nonzero", lambda m, x: x.nonzero()),
+    ("eq", lambda m, x: x.eq(x * 0 + 2.0)), ("bitwise_not", lambda m, x: (x > 1).bitwise_not()),
+    ("cumsum", lambda m, x: x.cumsum(1)), ("cumprod-kw", lambda m, x: x.cumprod(dim=0)),
+    ("unbind", lambda m, x: x.unbind(1)), ("repeat_interleave", lambda m, x:
+                                            x.repeat_interleave(2, dim=0)),
+    ("f-cumsum", lambda m, x: m.cumsum(x, 0)), ("f-cumprod", lambda m, x: m.cumprod(x, dim=1)),
+    ("f-unbind", lambda m, x: m.unbind(x, 1)),
+    ("f-repeat_interleave", lambda m, x: m.repeat_interleave(x, 2)),
+    ("f-gather-small-index", lambda m, x: m.gather(x, 1, m.asarray([[2, 0]]) if m is af
+                                                   else torch.tensor([[2, 0]]))),
+]
+
+
+def _flat(o):
+    return list(o) if isinstance(o, tuple) else [o]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("name", "call"), SIG_CALLS, ids=[c[0] for c in SIG_CALLS])
+def test_methods_with_pytorch_signatures_match_torch(backend, name, call):
+    """Values, return structure (named tuples) and gradients, ties included (max/min send the
+    gradient to the selected element, as PyTorch)."""
+    if backend == "dask" and name == "nonzero":
+        pytest.skip("a data-dependent shape: Dask needs allow_compute (docs/dask.md)")
+    t = torch.tensor(TIES, requires_grad=True)
+    tout = call(torch, t)
+    touts = _flat(tout)
+    tdiff = [o for o in touts if o.dtype == torch.float64]
+    if tdiff:
+        sum((o * (k + 1)).sum() for k, o in enumerate(tdiff)).backward()
+    with on_backend(backend):
+        a = af.asarray(TIES, requires_grad=True)
+        out = call(af, a)
+        assert type(out) is tuple or isinstance(out, af.Tensor) or hasattr(out, "_fields")
+        if type(tout).__module__ == "torch.return_types":  # a named tuple, as torch's
+            assert out._fields == ("values", "indices")
+            assert out.values is out[0] and out.indices is out[1]
+        outs = _flat(out)
+        assert len(outs) == len(touts)
+        for o, to in zip(outs, touts):
+            assert o.shape == tuple(to.shape) and o.dtype.name == str(to.dtype)[6:], name
+            _close(o, to)
+        diff = [o for o in outs if o.dtype is af.float64]
+        if diff:
+            total = diff[0].sum()
+            for k, o in enumerate(diff[1:], start=2):
+                total = total + (o * k).sum()
+            total.backward()
+    if tdiff:
+        _close(a.grad, t.grad)

@@ -6,7 +6,9 @@ modes receive the function the user called, errors name it, and
 ``get_testing_overrides`` lists both. The computation, the VJP and the recorded
 backward node are the canonical op's (``arrayflow.mul.canonical is
 arrayflow.multiply``); an override that handles both spellings alike can key its
-table on ``getattr(func, "canonical", func)``.
+table on ``getattr(func, "canonical", func)``. PyTorch's functions whose signatures differ
+(``cumsum(input, dim)``, ``gather(input, dim, index)``, ...) are their own functions, in
+:mod:`arrayflow.ops.torch_functions`.
 """
 
 from __future__ import annotations
@@ -15,13 +17,12 @@ from . import creation as _c
 from . import elementwise as _e
 from . import linalg as _la
 from . import manipulation as _m
-from . import reductions as _r
 from ._registry import alias
 
 __all__ = [
     "as_tensor", "mul", "sub", "div", "true_divide", "neg", "absolute", "mm", "cat",
     "concatenate", "permute", "clamp", "arccos", "arcsin", "arctan", "arctan2", "power",
-    "cumsum", "cumprod", "gather", "unbind", "repeat_interleave", "movedim",
+    "movedim",
 ]
 
 as_tensor = alias(_c.asarray, "as_tensor")
@@ -41,9 +42,4 @@ arcsin = alias(_e.asin, "arcsin")
 arctan = alias(_e.atan, "arctan")
 arctan2 = alias(_e.atan2, "arctan2")
 power = alias(_e.pow, "power")
-cumsum = alias(_r.cumulative_sum, "cumsum")
-cumprod = alias(_r.cumulative_prod, "cumprod")
-gather = alias(_m.take_along_axis, "gather")
-unbind = alias(_m.unstack, "unbind")
-repeat_interleave = alias(_m.repeat, "repeat_interleave")
 movedim = alias(_m.moveaxis, "movedim")

@@ -278,6 +278,34 @@ METHOD_SAMPLES = {
     "moveaxis": [lambda rng: ((_f(rng, 2, 3, 4), (0, 1), (2, 0)), {})],
     "std": [_one(), _one({"dim": 1, "unbiased": False})],
     "var": [_one(), _one({"dim": 0, "correction": 0})],
+    **{n: [_one()] for n in ("amax", "amin", "bool", "byte", "char", "int", "short",
+                             "contiguous", "is_complex", "is_contiguous", "is_floating_point",
+                             "nelement", "element_size", "rsqrt_", "bitwise_not")},
+    "amax": [_one(), _one({"dim": 1, "keepdim": True})],
+    "rsqrt": [lambda rng: ((_f(rng, 3, 4, low=0.5, high=2.0),), {})],
+    "rsqrt_": [lambda rng: ((_f(rng, 3, 4, low=0.5, high=2.0),), {})],
+    "addcmul_": [lambda rng: ((_f(rng, 3, 4), _f(rng, 3, 4), _f(rng, 3, 4)), {"value": 0.5})],
+    "addcdiv_": [lambda rng: ((_f(rng, 3, 4), _f(rng, 3, 4), _f(rng, 3, 4, low=0.5)),
+                              {"value": 2.0})],
+    "lerp_": [lambda rng: ((_f(rng, 3, 4), _f(rng, 3, 4), 0.25), {})],
+    "bmm": [lambda rng: ((_f(rng, 2, 3, 4), _f(rng, 2, 4, 5)), {})],
+    "dot": [lambda rng: ((_f(rng, 4), _f(rng, 4)), {})],
+    "mv": [lambda rng: ((_f(rng, 3, 4), _f(rng, 4)), {})],
+    "outer": [lambda rng: ((_f(rng, 3), _f(rng, 4)), {})],
+    "chunk": [lambda rng: ((_f(rng, 3, 4), 2), {"dim": 1})],
+    "split": [lambda rng: ((_f(rng, 3, 4), 2), {"dim": 1})],
+    "narrow": [lambda rng: ((_f(rng, 3, 4), 1, 1, 2), {})],
+    "cumsum": [lambda rng: ((_f(rng, 3, 4), 1), {})],
+    "cumprod": [lambda rng: ((_f(rng, 3, 4), 0), {})],
+    "unbind": [lambda rng: ((_f(rng, 3, 4),), {"dim": 1})],
+    "repeat_interleave": [lambda rng: ((_f(rng, 3, 4), 2), {"dim": 0})],
+    "gather": [lambda rng: ((_f(rng, 3, 4), 1, _ints(rng, (3, 2), 4)), {})],
+    "index_select": [lambda rng: ((_f(rng, 3, 4), 1, _ints(rng, (5,), 4)), {})],
+    "logsumexp": [lambda rng: ((_f(rng, 3, 4), 1), {"keepdim": True})],
+    "masked_select": [lambda rng: ((_f(rng, 3, 4), _f(rng, 3, 4) > 0), {})],
+    "topk": [lambda rng: ((_f(rng, 3, 4), 2), {"dim": 1})],
+    "type_as": [lambda rng: ((_f(rng, 3, 4), _f(rng, 2).astype("float32")), {})],
+    "view_as": [lambda rng: ((_f(rng, 3, 4), _f(rng, 4, 3)), {})],
 }
 
 #: Sample calls of ``arrayflow`` functions that have no op case (lazy-backend helpers).
@@ -288,6 +316,11 @@ FUNCTION_SAMPLES = {
     # PyTorch's functions that are not ops (no case in the op table)
     "isclose": [_two(), _two({"rtol": 0.5})], "allclose": [_two(), _two({"atol": 5.0})],
     "norm": [_one(), _one({"p": 1, "dim": 0})],
+    "cumsum": [lambda rng: ((_f(rng, 3, 4), 1), {})],
+    "cumprod": [lambda rng: ((_f(rng, 3, 4),), {"dim": 0})],
+    "unbind": [lambda rng: ((_f(rng, 3, 4), 1), {})],
+    "repeat_interleave": [lambda rng: ((_f(rng, 3, 4), 2), {"dim": 1})],
+    "gather": [lambda rng: ((_f(rng, 3, 4), 1, _ints(rng, (3, 2), 4)), {})],
 }
 
 #: Sample calls of ``arrayflow.linalg`` functions that have no op case.

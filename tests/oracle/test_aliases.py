@@ -60,13 +60,7 @@ CASES = [
     ("movedim", "movedim", lambda lib, f, x: f(x, 0, -1), (D3,)),
 ]
 
-_H3 = "H3's area (aliases follow PyTorch's signatures)"
-XFAIL: dict[str, str] = {
-    cid: f"af.{cid.split('-')[0]} keeps the standard op's signature, not torch's "
-         f"(dim positional / dim=) — {_H3}"
-    for cid in ("cumsum", "cumsum-dim-keyword", "cumprod", "gather", "unbind-dim",
-                "repeat_interleave")
-}
+XFAIL: dict[str, str] = {}
 """Case ids with a known mismatch in another helper's area (strict xfails)."""
 
 
