@@ -72,6 +72,7 @@ METHODS = [
     ("var-unbiased-false", "var", X, (), {"unbiased": False}, True),
     ("max-dim", "max", X, (1,), {}, True),
     ("min-dim-keepdim", "min", X, (0,), {"keepdim": True}, True),
+    ("max-dim-keepdim-kw", "max", X3, (), {"dim": -1, "keepdim": True}, True),
     ("max-other", "max", X, (X,), {}, True),
     ("amax-dims", "amax", X3, ((0, 2),), {}, True),
     ("argmax-dim", "argmax", X, (1,), {"keepdim": True}, False),
@@ -144,27 +145,62 @@ METHODS = [
     ("norm", "norm", X, (), {}, True),
     ("norm-p1-dim", "norm", X, (1, 1), {}, True),
     ("allclose", "allclose", X, (X,), {}, False),
+    ("view_as", "view_as", X, (T((4, 3)),), {}, True),
+    ("type_as", "type_as", X, (T((2,), "float32"),), {}, True),
+    ("index_select", "index_select", X, (1, T((3,), "int64", 0, 3)), {}, True),
+    ("gather", "gather", X, (1, T((3, 2), "int64", 0, 3)), {}, True),
+    ("narrow", "narrow", X, (1, 1, 2), {}, True),
+    ("split", "split", X, (2, 1), {}, True),
+    ("split-sizes", "split", X, ([1, 3], 1), {}, True),
+    ("chunk", "chunk", X, (2, 0), {}, True),
+    ("masked_select", "masked_select", X, (B,), {}, True),
+    ("masked_fill", "masked_fill", X, (B, 0.5), {}, True),
+    ("topk", "topk", X, (2,), {}, True),
+    ("topk-smallest", "topk", X, (2, 0), {"largest": False}, True),
+    ("logsumexp", "logsumexp", X, (1,), {}, True),
+    ("rsqrt", "rsqrt", POS, (), {}, True),
+    ("erf", "erf", X, (), {}, True),
+    ("sigmoid", "sigmoid", X, (), {}, True),
+    ("relu", "relu", X, (), {}, True),
+    ("softmax", "softmax", X, (1,), {}, True),
+    ("log_softmax", "log_softmax", X, (-1,), {}, True),
+    ("dot", "dot", T((4,)), (T((4,)),), {}, True),
+    ("mv", "mv", X, (T((4,)),), {}, True),
+    ("bmm", "bmm", X3, (T((2, 4, 2)),), {}, True),
+    ("outer", "outer", T((3,)), (T((4,)),), {}, True),
+    ("repeat", "repeat", X, (2, 1), {}, True),
+    ("movedim", "movedim", X3, (0, -1), {}, True),
+    ("lerp", "lerp", X, (X, 0.3), {}, True),
+    ("addcmul", "addcmul", X, (X, POS), {"value": 0.5}, True),
+    ("std-unbiased-dim", "std", X3, (1,), {"unbiased": False, "keepdim": True}, True),
+    ("is_floating_point", "is_floating_point", X, (), {}, False),
+    ("is_complex", "is_complex", X, (), {}, False),
+    ("nelement", "nelement", X, (), {}, False),
+    ("element_size", "element_size", X, (), {}, False),
+    ("int", "int", X, (), {}, False),
+    ("bool", "bool", X, (), {}, False),
+    ("contiguous", "contiguous", X, (), {}, True),
+    ("clamp_min", "clamp_min", X, (0.0,), {}, True),
+    ("clamp_max", "clamp_max", X, (0.0,), {}, True),
+    ("expm1-0d", "expm1", T(()), (), {}, True),
+    ("sum-empty", "sum", T((0, 3)), (0,), {}, True),
+    ("mean-dims-keepdim", "mean", X3, ((0, 1),), {"keepdim": True}, True),
 ]
 
-DIFFERENCES = {
-    "max-dim": "t.max(dim) returns the values only (docs/pytorch-differences.md)",
-    "min-dim-keepdim": "t.min(dim) returns the values only (docs/pytorch-differences.md)",
-}
+# In-place methods, on ``x * 1`` (a non-leaf) so that the gradient flows to ``x``.
+INPLACE = [
+    ("add_", (X,), {}), ("add_-alpha", (X,), {"alpha": 0.5}), ("sub_", (1.5,), {}),
+    ("mul_", (T((4,)),), {}), ("div_", (POS,), {}), ("pow_", (2.0,), {}),
+    ("clamp_", (-0.5, 0.5), {}), ("copy_", (T((4,)),), {}), ("fill_", (0.25,), {}),
+    ("zero_", (), {}), ("masked_fill_", (B, -1.0), {}), ("exp_", (), {}),
+    ("tanh_", (), {}), ("neg_", (), {}), ("abs_", (), {}), ("sqrt_", (), {}),
+    ("addcmul_", (X, POS), {"value": 2.0}), ("lerp_", (X, 0.5), {}),
+]
+
+DIFFERENCES: dict[str, str] = {}
 """Method calls where arrayflow deliberately differs (skipped with the reason)."""
 
-_H3 = "H3's area (Tensor methods follow PyTorch)"
-XFAIL = {
-    **{mid: f"t.{mid.split('-')[0]} does not take PyTorch's positional dim / keywords — {_H3}"
-       for mid in ("cumsum-dim", "cumsum-dim-kw", "cumprod-dim", "sort-dim", "sort-descending",
-                   "argsort-dim", "flatten-range", "flatten-start-end", "roll", "roll-dims",
-                   "flip", "flip-dims", "repeat_interleave", "tril", "triu-diagonal",
-                   "add-alpha")},
-    **{mid: f"no Tensor.{mid.split('-')[0]} method — {_H3}" for mid in (
-        "amax-dims", "bitwise_not", "eq", "ne")},
-    "max-other": f"t.max(other) (PyTorch: element-wise maximum) raises — {_H3}",
-    "take": f"t.take(index) (PyTorch: indexes the flattened tensor) raises — {_H3}",
-    "nonzero": f"t.nonzero() returns the standard's tuple, PyTorch an (n, ndim) tensor — {_H3}",
-}
+XFAIL: dict[str, str] = {}
 """Method ids with a known mismatch in another helper's area (strict xfails)."""
 
 OPERATORS = [
@@ -277,5 +313,24 @@ def test_operator_matches_torch(name, fn, left, right, backend):
         _compare_grad(a_x, got, t_x, want, name)
 
 
-COMPARED_METHODS = sorted({m[1] for m in METHODS} | {o[0].split("-")[0] for o in OPERATORS})
+@pytest.mark.parametrize(("mid", "args", "kwargs"), INPLACE, ids=[m[0] for m in INPLACE])
+def test_inplace_method_matches_torch(mid, args, kwargs, backend):
+    """``y = x * 1; y.<method>_(...)``: values, the returned object, and the gradient of x."""
+    name = mid.split("-")[0]
+    self_spec = POS if name == "sqrt_" else X
+
+    def call(x, *a, **k):
+        y = x * 1.0
+        out = getattr(y, name)(*a, **k)
+        assert out is y, f"{name} returns self"
+        return y
+
+    t_x, want = _run(torch, call, self_spec, args, kwargs, 2, True)
+    a_x, got = _run(af, call, self_spec, args, kwargs, 2, True)
+    assert_same(got, want, f"t.{mid}")
+    _compare_grad(a_x, got, t_x, want, f"t.{mid}")
+
+
+COMPARED_METHODS = sorted({m[1] for m in METHODS} | {o[0].split("-")[0] for o in OPERATORS}
+                          | {m[0].split("-")[0] for m in INPLACE})
 """Tensor methods and operators compared with torch here (counted by test_coverage.py)."""
