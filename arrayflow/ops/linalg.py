@@ -327,6 +327,24 @@ def _mH(xp, a):
     return _cj(xp, xp.matrix_transpose(a))
 
 
+_PHASE = ("The {what} in the complex case are specified up to multiplication by e^{{i phi}}. "
+          "The specified loss function depends on this {term}, so it is ill-defined.")
+
+
+def _check_phase_invariance(xp, im, where, what, term="quantity"):
+    """PyTorch's check that a loss ignores the phase of each complex eigen- or singular
+    vector (``im``: the imaginary diagonal the phase would change, ~0): RuntimeError
+    otherwise. It reads values, so lazy backends skip it (documented difference)."""
+    from .. import _backend
+
+    probe = im._cell.array if hasattr(im, "_cell") else im
+    b = _backend.backend_of_array(probe)
+    if b is None or b.lazy:
+        return
+    if not bool(xp.all(xp.abs(im) <= 1e-2)):
+        raise RuntimeError(f"{where}: " + _PHASE.format(what=what, term=term))
+
+
 matmul.res_needs = {0: {1}, 1: {0}}
 
 
@@ -458,7 +476,11 @@ def _eigh_grad(xp, w, V, gw, gV):
         diff = xp.expand_dims(w, axis=-2) - xp.expand_dims(w, axis=-1)
         eye = xp.eye(w.shape[-1], dtype=w.dtype)
         F = (1 - eye) / (diff + eye)
-        inner = inner + F * xp.matmul(_mH(xp, V), gV)
+        VhgV = xp.matmul(_mH(xp, V), gV)
+        if _is_complex(xp, V):
+            _check_phase_invariance(xp, xp.imag(xp.linalg.diagonal(VhgV)),
+                                    "linalg_eigh_backward", "eigenvectors")
+        inner = inner + F * VhgV
     gA = xp.matmul(xp.matmul(V, inner), _mH(xp, V))
     return 0.5 * (gA + _mH(xp, gA))
 
@@ -615,6 +637,14 @@ def _svd_grad(xp, U, S, Vh, gU, gS, gVh):
         diff = s_row * s_row - s_col * s_col  # s_j^2 - s_i^2
         F = (1 - eye) / (diff + eye)
         Sm = xp.expand_dims(S, axis=-1) * eye
+        if _is_complex(xp, U):
+            im = 0
+            if gU is not None:
+                im = im + xp.imag(xp.linalg.diagonal(xp.matmul(_mH(xp, U), gU)))
+            if gVh is not None:
+                im = im + xp.imag(xp.linalg.diagonal(xp.matmul(Vh, _mH(xp, gVh))))
+            _check_phase_invariance(xp, im, "svd_backward", "singular vectors",
+                                    "phase term")
         if gU is not None:
             UhgU = xp.matmul(_mH(xp, U), gU)
             J = F * (UhgU - _mH(xp, UhgU))
@@ -702,6 +732,8 @@ def _eig_grad(xp, L, V, gL, gV):
     inner = None
     if gV is not None:
         VhgV = xp.matmul(_mH(xp, V), gV)
+        _check_phase_invariance(xp, xp.imag(xp.linalg.diagonal(VhgV)), "linalg_eig_backward",
+                                "eigenvectors")
         d = xp.astype(xp.real(xp.linalg.diagonal(VhgV)), V.dtype)
         P = VhgV - xp.matmul(_mH(xp, V), V * xp.expand_dims(d, axis=-2))
         E = xp.conj(xp.expand_dims(L, axis=-2) - xp.expand_dims(L, axis=-1)) + eye
@@ -726,9 +758,7 @@ def _eigvals_vjp(xp, res, g):
     return (_eig_grad(xp, L, V, g, None),)
 
 
-# Checked against PyTorch with complex inputs (tests/test_complex_autograd.py). Unlike
-# PyTorch, the eigenvector and singular vector rules (eig, eigh, svd) do not check that the
-# loss is invariant to the phase of each vector (they never read values).
+# Checked against PyTorch with complex inputs (tests/test_complex_autograd.py).
 _mark_complex_ok(matmul, matrix_transpose, tensordot, vecdot, cholesky, cross, det, diagonal,
                  eig, eigh, eigvals, eigvalsh, inv, matrix_norm, matrix_power, outer, pinv, qr,
                  slogdet, solve, svd, svdvals, trace, vector_norm)
