@@ -89,7 +89,7 @@ NON_DIFFERENTIABLE = frozenset({
     "equal", "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or",
     "logical_xor", "not_equal", "all", "any",
     "argmax", "argmin", "argsort", "count_nonzero", "nonzero", "searchsorted", "isin",
-    "unique_all", "unique_counts", "unique_inverse", "unique_values",
+    "isclose", "allclose", "unique_all", "unique_counts", "unique_inverse", "unique_values",
     "linalg.matrix_rank", "broadcast_shapes", "fft.fftfreq", "fft.rfftfreq",
 })
 """Ops whose outputs never carry gradients (the table's own judgement, not the registry's).
@@ -371,6 +371,17 @@ def _inputs(*specs, extra=(), kwargs=None):
     def make(rng):
         arrays = tuple(s(rng) if callable(s) else _arr(rng, *s) for s in specs)
         return arrays + tuple(extra), dict(kwargs or {})
+    return make
+
+
+def _near(dtype, seed_shift=0):
+    """Spec: (3, 4) values in [1, 2) that differ between the two specs (shift 0 and 1) by
+    about 1e-6 to 1e-3 relative: some close, some not, at the default tolerances."""
+    def make(rng):
+        base = np.linspace(1.0, 2.0, 12, endpoint=False).reshape(3, 4)
+        if seed_shift:
+            base = base * (1 + np.logspace(-7, -2, 12).reshape(3, 4))
+        return base.astype(dtype)
     return make
 
 
@@ -1116,7 +1127,19 @@ def _searching_cases():
                  label="int32"),
           OpCase("isin", _inputs(((6,), "int64", 0, 6), ((2, 2), "int64", 0, 6),
                                  kwargs={"invert": True}), label="invert"),
-          OpCase("isin", _inputs(((2, 3), "int8", -3, 3), extra=(1,)), label="scalar-x2")]
+          OpCase("isin", _inputs(((2, 3), "int8", -3, 3), extra=(1,)), label="scalar-x2"),
+          # PyTorch's isclose/allclose: NumPy's formula and defaults (rtol 1e-5, atol 1e-8)
+          OpCase("isclose", _inputs(_near(f64), _near(f64, 1)), label="near"),
+          OpCase("isclose", _inputs(_near("float32"), _near("float32", 1),
+                                    kwargs={"rtol": 1e-3, "atol": 0.0}), label="rtol"),
+          OpCase("isclose", _inputs(_fixed([1.0, float("nan"), float("inf")], f64),
+                                    _fixed([1.0, float("nan"), float("inf")], f64),
+                                    kwargs={"equal_nan": True}), label="nan-inf"),
+          OpCase("allclose", _inputs(_near(f64), _near(f64, 1)), label="near",
+                 lazy=False, lazy_note="returns a Python bool: computes, as bool() does"),
+          OpCase("allclose", _inputs(_near(f64), _near(f64, 1), kwargs={"atol": 1e-3}),
+                 label="atol", lazy=False,
+                 lazy_note="returns a Python bool: computes, as bool() does")]
     # unique_values: arrayflow documents sorted values (NumPy >= 2.3 no longer sorts).
     refs = {"unique_values": lambda x: np.unique(x)}
     for name in ("unique_all", "unique_counts", "unique_inverse", "unique_values"):
