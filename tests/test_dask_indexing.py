@@ -213,3 +213,21 @@ def test_none_beside_several_integer_arrays(backend, key):
     ka = tuple(af.asarray(np.array(k)) if isinstance(k, list) else k for k in key)
     kt = tuple(torch.tensor(k) if isinstance(k, list) else k for k in key)
     _grad_pair(lambda t: t[ka], lambda t: t[kt], x3)
+
+
+def test_list_masks_and_mask_shape_errors(backend):
+    # a Python list of bools is a mask of known values (no data-dependent shape on Dask)
+    _grad_pair(lambda t: t[[True, False, True]], lambda t: t[[True, False, True]])
+    _grad_pair(lambda t: t[:, [False, True, True, False]],
+               lambda t: t[:, [False, True, True, False]])
+    _grad_pair(lambda t: t[[]], lambda t: t[[]])
+    xa, xt = af.asarray(X), torch.tensor(X)
+    for bad in ([True, False], (slice(None), [True])):
+        with pytest.raises(IndexError):
+            xt[bad]
+        with pytest.raises(IndexError, match="shape of the mask"):
+            xa[bad]
+    with pytest.raises(IndexError):
+        xt[torch.tensor([True, False])]
+    with pytest.raises(IndexError, match="shape of the mask"):
+        xa[af.asarray(np.array([True, False]))]

@@ -384,26 +384,38 @@ def _slice_bound(v):
 
 
 def norm_key(backend, shape, key, fname="getitem"):
-    """``key`` in the form every backend indexes alike; returns ``(key, post)``.
+    """``key`` in the form every backend indexes alike, with PyTorch's meaning.
+
+    Returns ``(key, post, eshape)``: the normalised key (a tuple), a key to apply to
+    the result afterwards (or None), and the shape ``x`` must first be reshaped to
+    (or None).
 
     - lists become integer/boolean arrays, Tensor slice bounds ints (``__index__``:
       computes a lazy 0-d Tensor, as Dask's own arrays do), 0-d integer arrays ints
-      on eager backends;
-    - Python ``True``/``False`` (without integer arrays in the key) become ``None``
-      (a new axis, PyTorch's ``unsqueeze``), and a 0-d boolean array ``m`` becomes
-      ``None``; ``post`` is then the key that selects that new axis afterwards
-      (``0:0`` for False, the 1-D mask ``m[None]``), else None;
+      and 0-d boolean arrays Python bools on eager backends;
+    - Python ``True``/``False`` and lazy 0-d masks (without integer arrays in the
+      key) become one new axis (``None``: PyTorch's ``unsqueeze``, one axis for
+      several of them); ``post`` then selects on it (``0:0`` for False, the 1-D
+      mask ``m[None]``). Beside integer arrays, a bool is a new axis of ``x``
+      (``eshape``) indexed with ``[0]`` or ``[]``, as PyTorch does;
     - a trailing ``...`` is added when the key names fewer dimensions than ``x``
       has (the standard requires all of them; NumPy and PyTorch assume ``...``);
+      slice bounds are clamped to the axis (array_api_strict refuses others);
     - integer indices are checked against their dimension's size (``IndexError``,
-      PyTorch's message; lazily for Dask index arrays) and negative integer-array
-      entries wrapped, so that VJPs scatter to one place per element.
+      PyTorch's message; lazily for Dask index arrays) and wrapped when negative,
+      so that VJPs scatter to one place per element; index arrays must broadcast
+      together (``IndexError``).
     """
     xp = backend._xp or backend.xp
     keys = list(key) if type(key) is tuple else [key]
+    mask_len = {}
     for i, k in enumerate(keys):
         if type(k) is list:
-            keys[i] = k = xp.asarray(k)
+            if k and all(type(e) is bool for e in k):  # a mask of known values: positions
+                mask_len[i] = len(k)  # (Dask: no data-dependent shape)
+                k = [j for j, e in enumerate(k) if e]
+            keys[i] = k = xp.asarray(k, dtype=xp.int64) if not k or i in mask_len \
+                else xp.asarray(k)
         elif type(k) is slice:
             if not all(v is None or type(v) is int for v in (k.start, k.stop, k.step)):
                 keys[i] = slice(_slice_bound(k.start), _slice_bound(k.stop),
@@ -422,7 +434,6 @@ def norm_key(backend, shape, key, fname="getitem"):
     if "bool" in kinds and "iarr" in kinds:
         # PyTorch: a bool beside index tensors unsqueezes a new dimension there and
         # indexes it with [0] (True) or [] (False), an index tensor like the others
-        n_ell = sum(1 for k in keys if k is Ellipsis)
         used = sum(keys[i].ndim if kd == "barr" else 1 for i, kd in enumerate(kinds)
                    if kd in ("int", "iarr", "barr") or type(keys[i]) is slice)
         new_shape, d = [], 0
@@ -442,7 +453,6 @@ def norm_key(backend, shape, key, fname="getitem"):
                 d += m
         new_shape.extend(shape[d:])
         eshape = shape = tuple(new_shape)
-        del n_ell
     if "bool" in kinds or "barr" in kinds:
         zero_d = [i for i, k in enumerate(kinds)
                   if k == "bool" or (k == "barr" and keys[i].ndim == 0)]
@@ -502,6 +512,12 @@ def norm_key(backend, shape, key, fname="getitem"):
         elif k is None:
             continue
         elif kd == "barr":
+            want = tuple(shape[d:d + k.ndim])
+            if tuple(k.shape) != want and all(type(n) is int for n in tuple(k.shape) + want):
+                raise IndexError(
+                    f"arrayflow.{fname}: the shape of the mask {list(k.shape)} at index {d} "
+                    f"does not match the shape of the indexed tensor {list(shape)} at index "
+                    f"{d}")
             d += k.ndim
         elif kd == "int":
             n = shape[d]
@@ -512,6 +528,10 @@ def norm_key(backend, shape, key, fname="getitem"):
             keys[i] = k + n if k < 0 else k
             d += 1
         elif kd == "iarr":
+            if i in mask_len and mask_len[i] != shape[d]:
+                raise IndexError(
+                    f"arrayflow.{fname}: the shape of the mask [{mask_len[i]}] at index {d} "
+                    f"does not match the shape of the indexed tensor at index {d} ({shape[d]})")
             keys[i] = _checked_index(k, shape[d], fname, d)
             d += 1
         else:
