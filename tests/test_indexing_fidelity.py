@@ -245,3 +245,14 @@ def test_setitem_several_index_arrays_on_every_backend(backend):
     xa[af.asarray(i), af.asarray(j)] = af.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
     xt[torch.tensor(i), torch.tensor(j)] = torch.arange(6.0).reshape(2, 3)
     assert_allclose(xa.numpy(), xt.numpy())  # Dask: through one flat index
+
+
+def test_take_without_axis_flattens_like_torch_take(backend):
+    # n-D x with axis=None: torch.take's flattened gather (NumPy too; Dask and
+    # array_api_strict refused, and the NumPy gradient had the wrong shape)
+    idx = np.array([0, 23, -1, 7])
+    _grad_pair(lambda t: af.take(t, af.asarray(idx)), lambda t: torch.take(t, torch.tensor(idx)))
+    with pytest.raises(IndexError):
+        torch.take(torch.tensor(X), torch.tensor([24]))
+    with pytest.raises(IndexError, match="out of bounds"):
+        af.take(af.asarray(X), af.asarray(np.array([24]))).numpy()

@@ -287,7 +287,8 @@ def _checked_index(idx, n, fname, dim):
 
 @op("take")
 def take(xp, x, indices, /, *, axis=None):
-    """Elements of ``x`` at integer ``indices`` along ``axis`` (1-D ``x`` if None).
+    """Elements of ``x`` at integer ``indices`` along ``axis`` (``x`` flattened if None,
+    as ``torch.take``).
 
     Negative indices count from the end. Source: array API standard 2025.12, ``take``
     (PyTorch ``index_select``, with negative indices as the standard allows them).
@@ -299,15 +300,16 @@ def take(xp, x, indices, /, *, axis=None):
         this unspecified; PyTorch raises). On Dask, with lazy ``indices``, the error is
         raised when the result is computed.
     """
-    if axis is None and x.ndim == 1:  # the standard allows None for 1-D; Dask does not
+    shape = tuple(x.shape)
+    if axis is None:
+        # the standard allows None for 1-D x; for n-D x, PyTorch's torch.take: flattened
+        # (Dask and array_api_strict accept neither)
+        x = xp.reshape(x, (-1,)) if x.ndim != 1 else x
         axis = 0
-        ax = None
-    else:
-        ax = axis
-    if axis is not None and x.ndim:
-        n = x.shape[axis]
-        indices = _checked_index(indices, n, "take", axis % x.ndim)
-    return xp.take(x, indices, axis=axis), (x.shape, indices, ax)
+    if x.ndim:
+        indices = _checked_index(indices, x.shape[axis], "take", axis % x.ndim)
+    return xp.take(x, indices, axis=axis), (shape, indices, axis if len(shape) == x.ndim
+                                            else None)
 
 
 def _take_along_axis_fallback(xp, x, indices, axis):
@@ -739,8 +741,10 @@ def _unstack_vjp(xp, res, *gs):
 @take.defvjp
 def _take_vjp(xp, res, g):
     shape, indices, axis = res
-    if axis is None:
-        axis = 0
+    if axis is None:  # n-D x taken flattened
+        n = math.prod(shape)
+        flat = _segment_sum(xp, xp.reshape(g, (-1,)), xp.reshape(indices, (-1,)), n, 0)
+        return (xp.reshape(flat, shape), None)
     return (_segment_sum(xp, g, indices, shape[axis], axis), None)
 
 
