@@ -162,6 +162,17 @@ def save(obj, path) -> None:
         If the file cannot be written (``ENOSPC``, read-only directory, ...); the
         previous file, if any, is left intact and no temporary file remains.
     """
+    write_atomic(path, encode(obj))
+
+
+def encode(obj) -> tuple:
+    """The bytes of the checkpoint of ``obj`` (what :func:`save` writes), as chunks.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`save`.
+    """
     import numpy as np
     import safetensors.numpy
 
@@ -195,7 +206,7 @@ def save(obj, path) -> None:
             f"save: 'obj' needs a header of {len(head)} bytes / {_json_values(head)} JSON "
             f"values, more than load accepts ({MAX_HEADER_BYTES} / {MAX_JSON_VALUES}); "
             f"store long lists of numbers as Tensors")
-    write_atomic(path, (struct.pack("<Q", len(head)), head, body))
+    return struct.pack("<Q", len(head)), head, body
 
 
 def _table(header: dict) -> list:
@@ -286,14 +297,15 @@ def fsync_dir(directory: str) -> None:
         os.close(dfd)
 
 
-def write_atomic(path, chunks) -> None:
+def write_atomic(path, chunks, *, sync_directory: bool = True) -> None:
     """Write the byte ``chunks`` to ``path`` atomically.
 
     A temporary file beside ``path`` (created with mode 0o666 less the umask, or with
     the mode of the file it replaces) gets the bytes, is fsynced and renamed over
-    ``path``; the directory is fsynced. Stale temporary files of ``path`` from killed
-    saves are removed first. On any error the temporary file is removed and ``path``
-    is left as it was.
+    ``path``; the directory is fsynced (unless ``sync_directory`` is False: a caller
+    that fsyncs it once after several writes). Stale temporary files of ``path`` from
+    killed saves are removed first. On any error the temporary file is removed and
+    ``path`` is left as it was.
 
     Raises
     ------
@@ -308,10 +320,9 @@ def write_atomic(path, chunks) -> None:
     except FileNotFoundError:
         mode = None
     tmp = temp_name(path)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
-                 0o666)
+    f = open(tmp, "xb")  # O_CREAT | O_EXCL, mode 0o666 less the umask
     try:
-        with os.fdopen(fd, "wb") as f:
+        with f:
             if mode is not None:
                 os.chmod(tmp, mode)
             for c in chunks:
@@ -325,7 +336,8 @@ def write_atomic(path, chunks) -> None:
         except FileNotFoundError:
             pass
         raise
-    fsync_dir(directory)
+    if sync_directory:
+        fsync_dir(directory)
 
 
 # --- load -----------------------------------------------------------------------------------

@@ -42,12 +42,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
+import hashlib
 import json
+import math
 import os
+import re
+import shutil
+import signal
 import sys
+import threading
 import time
 
 import arrayflow as af
+from arrayflow._serialize import encode, fsync_dir, remove_stale_temps, temp_name, write_atomic
 
 MODELS = ("mlp", "cnn")
 SCHEDULERS = ("threads", "processes", "synchronous", "distributed")
@@ -128,10 +136,11 @@ def _check_backend(name: str) -> None:
     infos = {i.name: i for i in af.backends.available()}
     info = infos.get(name)
     if info is None:
-        raise TrainError(f"unknown backend {name!r}; installed: {', '.join(sorted(infos))}")
+        raise TrainError(f"argument --backend: unknown backend {name!r}; installed: "
+                         f"{', '.join(sorted(infos))}")
     if not info.usable:
         reason = " ".join(str(info.reason).split())
-        raise TrainError(f"backend {name!r} is unavailable here: {reason}")
+        raise TrainError(f"argument --backend: backend {name!r} is unavailable here: {reason}")
 
 
 def _require(module: str):
@@ -222,7 +231,10 @@ def dask_scheduler(name, *, workers: int = 2, threads_per_worker: int = 1,
 
 
 def plot_curves(history: dict, path: str) -> None:
-    """Write a PNG of training loss and held-out accuracy per epoch (matplotlib, Agg)."""
+    """Write a PNG of training loss and held-out accuracy per epoch (matplotlib, Agg),
+    atomically (a temporary file beside ``path``, fsync, rename)."""
+    import io
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -240,22 +252,108 @@ def plot_curves(history: dict, path: str) -> None:
     ax2.set_title("accuracy")
     fig.suptitle(f"digits, {history['model']} on {history['backend']}")
     fig.tight_layout()
-    fig.savefig(path, format="png", dpi=100)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
     plt.close(fig)
+    write_atomic(path, (buf.getvalue(),))
+
+
+# --- arguments ---------------------------------------------------------------------------
+
+DIGITS_SAMPLES = 1797
+"""Images in ``sklearn.datasets.load_digits`` (checked before loading them)."""
+DIGITS_CLASSES = 10
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``arrayflow-train: error: ...`` (exit 2)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _int_arg(low: int, high: int | None = None, what: str = ""):
+    def parse(value: str) -> int:
+        try:
+            v = int(value)
+        except ValueError:
+            v = None
+        if v is None or v < low or (high is not None and v >= high):
+            rng = f"an integer >= {low}" if high is None else f"an integer in [{low}, {high})"
+            raise argparse.ArgumentTypeError(f"expected {what or rng}, got {value!r}")
+        return v
+    parse.__name__ = "int"
+    return parse
+
+
+def _positive_float(value: str) -> float:
+    try:
+        v = float(value)
+    except ValueError:
+        v = math.nan
+    if not (math.isfinite(v) and v > 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {value!r}")
+    return v
+
+
+def _gamma_arg(value: str) -> float:
+    try:
+        v = float(value)
+    except ValueError:
+        v = math.nan
+    if not (math.isfinite(v) and 0 < v <= 1):
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {value!r}")
+    return v
+
+
+def _test_size_arg(value: str):
+    """``--test-size``: a fraction in (0, 1) or a count, each split keeping >= 1 image
+    of every class (sklearn's stratified split needs it)."""
+    lo, hi = DIGITS_CLASSES, DIGITS_SAMPLES - DIGITS_CLASSES
+    expected = (f"expected a fraction in (0, 1) or a count, leaving at least "
+                f"{DIGITS_CLASSES} of the {DIGITS_SAMPLES} images in each split "
+                f"(a count in [{lo}, {hi}], a fraction in "
+                f"[{lo / DIGITS_SAMPLES:.4f}, {hi / DIGITS_SAMPLES:.4f}])")
+    try:
+        v = int(value)
+    except ValueError:
+        try:
+            v = float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{expected}, got {value!r}") from None
+        n = math.ceil(v * DIGITS_SAMPLES) if math.isfinite(v) and 0 < v < 1 else -1
+    else:
+        n = v
+    if not lo <= n <= hi:
+        raise argparse.ArgumentTypeError(f"{expected}, got {value!r}")
+    return v
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="arrayflow-train",
-                                description=__doc__.splitlines()[0])
+    p = _Parser(prog="arrayflow-train", description=__doc__.splitlines()[0])
     p.add_argument("--backend", default="numpy", help="arrayflow backend (default numpy)")
     p.add_argument("--model", default="mlp", choices=MODELS, help="model (default mlp)")
-    p.add_argument("--epochs", type=int, default=30, help="epochs (default 30)")
-    p.add_argument("--batch-size", type=int, default=64, help="batch size (default 64)")
-    p.add_argument("--lr", type=float, default=3e-3, help="Adam learning rate (default 3e-3)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--test-size", type=float, default=0.2,
-                   help="held-out fraction (default 0.2)")
-    p.add_argument("--out", default=None, help="directory for checkpoint, history and plot")
+    p.add_argument("--epochs", type=_int_arg(1), default=30, help="epochs (default 30)")
+    p.add_argument("--batch-size", type=_int_arg(1), default=64,
+                   help="batch size (default 64)")
+    p.add_argument("--lr", type=_positive_float, default=3e-3,
+                   help="Adam learning rate, finite and > 0 (default 3e-3)")
+    p.add_argument("--lr-gamma", type=_gamma_arg, default=1.0,
+                   help="learning-rate factor per epoch (StepLR), in (0, 1] (default 1)")
+    p.add_argument("--seed", type=_int_arg(0, 2**32), default=0,
+                   help="random seed in [0, 2**32) (default 0)")
+    p.add_argument("--test-size", type=_test_size_arg, default=0.2,
+                   help="held-out fraction in (0, 1) or count (default 0.2)")
+    p.add_argument("--out", default=None,
+                   help="directory for checkpoints, history and plot (created if missing, "
+                        "checked for writing before anything runs)")
+    p.add_argument("--resume", default=None, metavar="DIR",
+                   help="continue from the latest complete checkpoint in DIR (an --out "
+                        "directory) or from the checkpoint directory DIR; the result is "
+                        "bit-identical to an uninterrupted run (default --out: DIR)")
+    p.add_argument("--checkpoint-every", type=_int_arg(0), default=0, metavar="STEPS",
+                   help="with --out, also checkpoint every STEPS optimizer steps "
+                        "(default 0: at the end of every epoch only)")
     p.add_argument("--quiet", action="store_true", help="no progress bar or per-epoch lines")
     d = p.add_argument_group(
         "Dask", "only with --backend dask (an error with another backend: nothing there "
@@ -266,46 +364,273 @@ def parser() -> argparse.ArgumentParser:
                         "worker processes started for this run (its dashboard address is "
                         "printed if bokeh is installed), or a running cluster's scheduler "
                         "address (default: Dask's configured scheduler, normally threads)")
-    d.add_argument("--workers", type=int, default=2,
+    d.add_argument("--workers", type=_int_arg(1), default=2,
                    help="worker processes of --scheduler distributed (default 2)")
-    d.add_argument("--threads-per-worker", type=int, default=1,
+    d.add_argument("--threads-per-worker", type=_int_arg(1), default=1,
                    help="threads per worker of --scheduler distributed (default 1)")
-    d.add_argument("--connect-timeout", type=float, default=10.0,
+    d.add_argument("--connect-timeout", type=_positive_float, default=10.0,
                    help="seconds to wait for --scheduler tcp://HOST:PORT (default 10)")
     return p
 
 
+# what fixes the numbers: taken from a checkpoint on --resume (an error if given otherwise)
+_RUN_ARGS = ("backend", "model", "batch_size", "lr", "lr_gamma", "seed", "test_size")
+
+
+def _given(p: argparse.ArgumentParser, argv) -> set:
+    """The destinations given on the command line (not defaults)."""
+    q = copy.deepcopy(p)
+    for a in q._actions:
+        a.default = argparse.SUPPRESS
+        a.required = False
+    return set(vars(q.parse_args(argv)))
+
+
+def _probe_out(out: str) -> None:
+    """Create ``out`` if missing and write (then remove) a file there: fail now, not
+    after training."""
+    try:
+        os.makedirs(out, exist_ok=True)
+        probe = temp_name(os.path.join(out, "write-probe"))  # a kill leaves a stale temp
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            os.write(fd, b"arrayflow-train write probe\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as e:
+        raise TrainError(f"argument --out: cannot write to {out!r}: "
+                         f"{e.strerror or type(e).__name__}") from None
+
+
+# --- checkpoints -------------------------------------------------------------------------
+
+BUNDLE_FORMAT = "arrayflow-train-checkpoint"
+BUNDLE_FILES = ("model.safetensors", "optimizer.safetensors", "scheduler.safetensors",
+                "state.json")
+_BUNDLE_RE = re.compile(r"^checkpoint-(\d{8})$")
+KEEP = 2
+"""Complete checkpoints kept in ``--out`` (the newest ones; ``latest`` names the newest)."""
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def write_bundle(out: str, step: int, net, opt, sched, state: dict) -> str:
+    """Write one consistent checkpoint ``out/checkpoint-STEP`` and point ``out/latest``
+    at it; returns its path.
+
+    The files (model, optimizer, scheduler, ``state.json`` with epoch, RNG states and
+    history, then ``MANIFEST.json`` with the SHA-256 of each) go to a temporary
+    directory ``out/.checkpoint-STEP.PID-RANDOM.tmp``, each fsynced; the directory is
+    fsynced and renamed, then ``latest`` is replaced atomically. A kill at any point
+    leaves ``latest`` naming the previous complete checkpoint or this one. Temporary
+    directories of killed runs are removed first; checkpoints older than the
+    :data:`KEEP` newest are removed last.
+    """
+    name = f"checkpoint-{step:08d}"
+    final = os.path.join(out, name)
+    remove_stale_temps(os.path.join(out, "x"), any_name=True)
+    if _latest_name(out) == name and verify_bundle(final) is None:
+        return final  # nothing ran since it was written (resumed, then stopped)
+    tmp = temp_name(final)
+    os.mkdir(tmp)
+    trash = None
+    try:
+        contents = {"model.safetensors": encode(net.state_dict()),
+                    "optimizer.safetensors": encode(opt.state_dict()),
+                    "scheduler.safetensors": encode(sched.state_dict()),
+                    "state.json": (json.dumps(state, indent=1).encode(),)}
+        files = {}
+        for f, chunks in contents.items():  # the directory is fsynced once, below
+            write_atomic(os.path.join(tmp, f), chunks, sync_directory=False)
+            h = hashlib.sha256()
+            for c in chunks:
+                h.update(c)
+            files[f] = {"sha256": h.hexdigest(), "bytes": sum(len(c) for c in chunks)}
+        manifest = {"format": BUNDLE_FORMAT, "version": 1, "step": step, "files": files}
+        write_atomic(os.path.join(tmp, "MANIFEST.json"),
+                     (json.dumps(manifest, indent=1).encode(),), sync_directory=False)
+        fsync_dir(tmp)
+        if os.path.exists(final):  # an older run's, not the one `latest` names
+            trash = temp_name(final)
+            os.rename(final, trash)
+        os.rename(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if trash is not None and not os.path.exists(final):
+            os.rename(trash, final)
+        raise
+    fsync_dir(out)
+    write_atomic(os.path.join(out, "latest"), (f"{name}\n".encode(),))
+    if trash is not None:
+        shutil.rmtree(trash, ignore_errors=True)
+    keep = sorted((n for n in os.listdir(out) if _BUNDLE_RE.match(n)), reverse=True)
+    for old in keep[KEEP:]:
+        if old != name:  # renamed first: a kill while deleting leaves a stale temp name,
+            # never a visible half checkpoint
+            doomed = temp_name(os.path.join(out, old))
+            os.rename(os.path.join(out, old), doomed)
+            shutil.rmtree(doomed, ignore_errors=True)
+    return final
+
+
+def _latest_name(out: str) -> str | None:
+    try:
+        with open(os.path.join(out, "latest")) as f:
+            name = f.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return name if _BUNDLE_RE.match(name) else None
+
+
+def verify_bundle(path: str) -> str | None:
+    """Why the checkpoint directory ``path`` is not complete and intact, or None."""
+    try:
+        with open(os.path.join(path, "MANIFEST.json"), "rb") as f:
+            manifest = json.loads(f.read(1 << 20))
+        files = manifest["files"]
+        if manifest.get("format") != BUNDLE_FORMAT or set(files) != set(BUNDLE_FILES):
+            return "its MANIFEST.json is not an arrayflow-train manifest"
+        for f, info in files.items():
+            if _sha256(os.path.join(path, f)) != info["sha256"]:
+                return f"{f} does not match the SHA-256 in MANIFEST.json"
+    except FileNotFoundError as e:
+        return f"{os.path.basename(e.filename or 'a file')} is missing"
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        return f"its MANIFEST.json cannot be read ({type(e).__name__})"
+    return None
+
+
+def find_bundle(directory: str) -> str:
+    """The checkpoint to resume from in ``directory``: itself if it is one, else the
+    one ``latest`` names, else the newest complete one (temporary directories of
+    killed saves are never considered).
+
+    Raises
+    ------
+    TrainError
+        If there is no complete checkpoint (naming why each candidate is not).
+    """
+    if not os.path.isdir(directory):
+        raise TrainError(f"argument --resume: {directory!r} is not a directory")
+    if os.path.exists(os.path.join(directory, "MANIFEST.json")):
+        why = verify_bundle(directory)
+        if why:
+            raise TrainError(f"argument --resume: checkpoint {directory!r} is damaged: {why}")
+        return directory
+    names = sorted((n for n in os.listdir(directory) if _BUNDLE_RE.match(n)), reverse=True)
+    latest = _latest_name(directory)
+    if latest in names:
+        names.remove(latest)
+        names.insert(0, latest)
+    reasons = []
+    for n in names:
+        why = verify_bundle(os.path.join(directory, n))
+        if why is None:
+            return os.path.join(directory, n)
+        reasons.append(f"{n}: {why}")
+    raise TrainError(f"argument --resume: no complete checkpoint in {directory!r}"
+                     + (f" ({'; '.join(reasons)})" if reasons else ""))
+
+
+def load_bundle(path: str) -> dict:
+    """``state.json`` of the checkpoint directory ``path`` (verified with
+    :func:`verify_bundle` first)."""
+    with open(os.path.join(path, "state.json")) as f:
+        state = json.load(f)
+    if state.get("format") != BUNDLE_FORMAT:
+        raise TrainError(f"argument --resume: {path!r} is not an arrayflow-train checkpoint")
+    return state
+
+
 # --- training ----------------------------------------------------------------------------
+
+class TrainInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped the job (exit status 130); ``str()`` is the one-line report."""
+
+
+class _StopFlag:
+    """SIGINT handling of a run: the first Ctrl-C asks to stop after the current step,
+    the second raises KeyboardInterrupt at once. Installed in the main thread only."""
+
+    def __init__(self):
+        self.requested = False
+        self._old = None
+
+    def _handler(self, signum, frame):
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+        return False
+
 
 def run(argv: list[str] | None = None) -> dict:
     """Train as the command line says; returns the history.
+
+    Every argument is checked before the data are loaded; ``--out`` is created and
+    probed for writing, ``--resume`` checked for a complete checkpoint.
 
     Returns
     -------
     dict
         ``loss`` and ``accuracy`` (lists, one per epoch), ``test_accuracy`` (final
-        held-out accuracy), ``seconds``, ``backend``, ``model`` (its name), ``args``;
-        and, not JSON, ``net`` (the trained Module), ``optimizer`` and ``x_test``/
-        ``y_test`` (held-out Tensors on the backend).
+        held-out accuracy), ``seconds``, ``backend``, ``model`` (its name), ``args``,
+        ``checkpoint`` (the last checkpoint written, or None); and, not JSON, ``net``
+        (the trained Module), ``optimizer``, ``scheduler`` and ``x_test``/``y_test``
+        (held-out Tensors on the backend).
 
     Raises
     ------
     TrainError
-        Unknown/unusable backend, unavailable model, missing optional dependency, bad
-        option value.
+        Unknown/unusable backend, unavailable model, missing optional dependency, an
+        ``--out`` that cannot be written, no checkpoint to resume from, an option
+        contradicting the checkpoint's.
+    SystemExit
+        (status 2) An option value out of range (argparse, one line).
+    TrainInterrupted
+        Ctrl-C: the run stopped after the current step (a final checkpoint written
+        with ``--out``); a second Ctrl-C stops at once, writing nothing.
     """
     p = parser()
     args = p.parse_args(argv)
-    if args.epochs < 1 or args.batch_size < 1 or args.lr <= 0:
-        raise TrainError("--epochs and --batch-size must be >= 1 and --lr > 0")
-    if args.workers < 1 or args.threads_per_worker < 1 or args.connect_timeout <= 0:
-        raise TrainError("--workers and --threads-per-worker must be >= 1 and "
-                         "--connect-timeout > 0")
+    resume_state = bundle = None
+    if args.resume is not None:
+        bundle = find_bundle(args.resume)
+        resume_state = load_bundle(bundle)
+        given = _given(p, argv)
+        saved = resume_state["args"]
+        for k in _RUN_ARGS:
+            if k in given and getattr(args, k) != saved[k]:
+                raise TrainError(f"argument --{k.replace('_', '-')}: {getattr(args, k)!r} "
+                                 f"differs from the checkpoint's {saved[k]!r} ({bundle})")
+            setattr(args, k, saved[k])
+        if "epochs" not in given:
+            args.epochs = saved["epochs"]
+        if args.out is None:
+            args.out = os.path.dirname(os.path.normpath(bundle))
     if args.scheduler is not None and args.backend != "dask":
-        p.error(f"--scheduler needs --backend dask (got --backend {args.backend})")
+        p.error(f"argument --scheduler: needs --backend dask (got --backend {args.backend})")
     _check_backend(args.backend)
     for mod in ("sklearn", "tqdm") + (("matplotlib",) if args.out else ()):
         _require(mod)
+    if args.out:
+        _probe_out(args.out)
     from tqdm import tqdm
 
     verbose = not args.quiet
@@ -315,12 +640,14 @@ def run(argv: list[str] | None = None) -> dict:
     with dask_scheduler(args.scheduler, workers=args.workers,
                         threads_per_worker=args.threads_per_worker,
                         connect_timeout=args.connect_timeout,
-                        say=say if verbose else (lambda *a: None)):
-        history = _train(args, x_tr, x_te, y_tr, y_te, verbose, show_bar, say, tqdm)
+                        say=say if verbose else (lambda *a: None)), _StopFlag() as stop:
+        history = _train(args, x_tr, x_te, y_tr, y_te, verbose, show_bar, say, tqdm,
+                         stop, bundle, resume_state)
     return history
 
 
-def _train(args, x_tr, x_te, y_tr, y_te, verbose, show_bar, say, tqdm):
+def _train(args, x_tr, x_te, y_tr, y_te, verbose, show_bar, say, tqdm, stop,
+           bundle=None, resume=None):
     from arrayflow.utils.data import DataLoader, TensorDataset
 
     t0 = time.perf_counter()
@@ -329,9 +656,11 @@ def _train(args, x_tr, x_te, y_tr, y_te, verbose, show_bar, say, tqdm):
         net = build_model(args.model, in_features=x_tr.shape[1], classes=10)
         params = list(net.parameters())
         opt = af.optim.Adam(params, lr=args.lr)
+        sched = af.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=args.lr_gamma)
         x_train, y_train = af.asarray(x_tr), af.asarray(y_tr)
         x_test, y_test = af.asarray(x_te), af.asarray(y_te)
-        lazy = x_train.backend.lazy
+        backend = x_train.backend
+        lazy = backend.lazy
         if lazy:  # once: the graphs of the batches then start from stored blocks (on the
             # workers with a cluster) instead of carrying the host arrays every step
             x_train, y_train, x_test, y_test = af.persist(x_train, y_train, x_test, y_test)
@@ -339,16 +668,58 @@ def _train(args, x_tr, x_te, y_tr, y_te, verbose, show_bar, say, tqdm):
                             shuffle=True)
         history = {"loss": [], "accuracy": [], "backend": args.backend, "model": args.model,
                    "scheduler": args.scheduler}
+        first_epoch, skip, partial = 1, 0, {"losses": [], "sizes": []}
+        global_step = 0
+        if resume is not None:
+            net.load_state_dict(af.load(os.path.join(bundle, "model.safetensors")))
+            opt.load_state_dict(af.load(os.path.join(bundle, "optimizer.safetensors")))
+            sched.load_state_dict(af.load(os.path.join(bundle, "scheduler.safetensors")))
+            history["loss"] = list(resume["history"]["loss"])
+            history["accuracy"] = list(resume["history"]["accuracy"])
+            first_epoch, skip = resume["epoch"], resume["step"]
+            partial = resume["partial"]
+            global_step = resume["global_step"]
+            if resume["epoch_rng"] is None:
+                raise TrainError(f"argument --resume: {bundle} has no random-generator "
+                                 f"state (backend {args.backend!r} cannot export it)")
+            backend.set_rng_state(resume["epoch_rng"])
+        last = [bundle]
+
+        def checkpoint(epoch, step, epoch_rng, losses, sizes):
+            if not args.out:
+                return None
+            if lazy:
+                losses = [float(v) for v in af.compute(*losses)] if losses else []
+            state = {"format": BUNDLE_FORMAT, "epoch": epoch, "step": step,
+                     "global_step": global_step, "epoch_rng": epoch_rng,
+                     "partial": {"losses": [float(v) for v in losses], "sizes": sizes},
+                     "history": {"loss": history["loss"], "accuracy": history["accuracy"]},
+                     "args": {k: getattr(args, k) for k in _RUN_ARGS + ("epochs",)}}
+            last[0] = write_bundle(args.out, global_step, net, opt, sched, state)
+            return last[0]
+
+        def rng_state():
+            try:
+                return backend.get_rng_state()
+            except NotImplementedError:
+                return None
+
         if verbose:
             say(f"digits: {len(x_tr)} train / {len(x_te)} held-out, {args.model} on "
                 f"{args.backend}, {args.epochs} epochs, batch {args.batch_size}, "
-                f"Adam lr={args.lr}, seed {args.seed}")
-        for epoch in range(1, args.epochs + 1):
+                f"Adam lr={args.lr}, seed {args.seed}"
+                + (f", resumed from {bundle}" if bundle else ""))
+        for epoch in range(first_epoch, args.epochs + 1):
             net.train()
-            losses, sizes = [], []
+            epoch_rng = rng_state()  # before the loader draws this epoch's order
+            losses, sizes = list(partial["losses"]), list(partial["sizes"])
+            step, partial = 0, {"losses": [], "sizes": []}
             bar = tqdm(loader, desc=f"epoch {epoch}/{args.epochs}", leave=False,
                        disable=not show_bar, file=sys.stderr)
             for xb, yb in bar:
+                step += 1
+                if step <= skip:  # done before the checkpoint resumed from
+                    continue
                 opt.zero_grad()
                 loss = cross_entropy(net(xb), yb)
                 loss.backward()
@@ -359,13 +730,23 @@ def _train(args, x_tr, x_te, y_tr, y_te, verbose, show_bar, say, tqdm):
                     for p, g in zip(with_grad, grads):
                         p.grad = g
                 opt.step()
+                global_step += 1
                 sizes.append(xb.shape[0])
                 if lazy and not show_bar:  # computed at the end of the epoch, all at once
                     losses.append(loss)
-                    continue
-                value = float(loss)
-                losses.append(value)
-                bar.set_postfix(loss=f"{value:.4f}", refresh=False)
+                else:
+                    value = float(loss)
+                    losses.append(value)
+                    bar.set_postfix(loss=f"{value:.4f}", refresh=False)
+                if stop.requested or (args.checkpoint_every and
+                                      global_step % args.checkpoint_every == 0):
+                    if step == len(loader):
+                        break  # the epoch's end: finish it, then the epoch's checkpoint
+                    path = checkpoint(epoch, step, epoch_rng, losses, sizes)
+                    if stop.requested:
+                        bar.close()
+                        raise TrainInterrupted(_stopped(epoch, step, len(loader), path))
+            skip = 0
             bar.close()
             net.eval()
             hits = af.sum(af.astype(predict(net, x_test) == y_test, af.float64))
@@ -373,34 +754,53 @@ def _train(args, x_tr, x_te, y_tr, y_te, verbose, show_bar, say, tqdm):
             total = sum(float(v) * n for v, n in zip(values, sizes))
             history["loss"].append(total / sum(sizes))
             history["accuracy"].append(float(hits) / len(y_te))
+            sched.step()
             if verbose:
                 say(f"epoch {epoch:3d}  loss {history['loss'][-1]:.4f}  "
                     f"held-out accuracy {history['accuracy'][-1]:.4f}")
+            path = checkpoint(epoch + 1, 0, rng_state(), [], [])
+            if stop.requested:
+                raise TrainInterrupted(_stopped(epoch, len(loader), len(loader), path))
+        if not history["accuracy"]:  # resumed a finished run: evaluate once
+            history["accuracy"].append(accuracy(net, x_test, y_test))
         history["test_accuracy"] = history["accuracy"][-1]
         history["seconds"] = time.perf_counter() - t0
         history["args"] = vars(args)
+        history["checkpoint"] = last[0]
         if verbose:
             print(f"final held-out accuracy {history['test_accuracy']:.4f} "
                   f"({history['test_accuracy'] * len(x_te):.0f}/{len(x_te)}) "
                   f"in {history['seconds']:.1f}s")
         if args.out:
-            os.makedirs(args.out, exist_ok=True)
-            af.save(net.state_dict(), os.path.join(args.out, "model.safetensors"))
-            af.save(opt.state_dict(), os.path.join(args.out, "optimizer.safetensors"))
-            with open(os.path.join(args.out, "history.json"), "w") as f:
-                json.dump({k: history[k] for k in ("loss", "accuracy", "test_accuracy",
-                                                   "seconds", "backend", "model", "args")},
-                          f, indent=1)
+            if last[0] is None:  # --epochs not beyond the checkpoint's: nothing new
+                last[0] = checkpoint(args.epochs + 1, 0, rng_state(), [], [])
+            keys = ("loss", "accuracy", "test_accuracy", "seconds", "backend", "model",
+                    "args")
+            write_atomic(os.path.join(args.out, "history.json"),
+                         (json.dumps({k: history[k] for k in keys}, indent=1).encode(),))
             plot_curves(history, os.path.join(args.out, "curves.png"))
             if verbose:
-                print(f"wrote model.safetensors, optimizer.safetensors, history.json, "
-                      f"curves.png to {args.out}")
-    history.update(net=net, optimizer=opt, x_test=x_test, y_test=y_test)
+                print(f"wrote {os.path.basename(last[0])} (model, optimizer, scheduler, "
+                      f"RNG state; named by out/latest), history.json, curves.png to "
+                      f"{args.out}")
+    history.update(net=net, optimizer=opt, scheduler=sched, x_test=x_test, y_test=y_test)
     return history
 
 
+def _stopped(epoch, step, steps, path) -> str:
+    where = f"interrupted at epoch {epoch} step {step}/{steps}"
+    if path is None:
+        return f"{where}; nothing saved (no --out)"
+    return (f"{where}; checkpoint {path} written "
+            f"(continue with --resume {os.path.dirname(path)})")
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Command-line entry point (``arrayflow-train``); returns the exit status."""
+    """Command-line entry point (``arrayflow-train``); returns the exit status.
+
+    0 on success, 2 for a usage error (one line), 130 when interrupted (Ctrl-C; one
+    line saying what was saved).
+    """
     try:
         run(argv)
     except TrainError as e:
@@ -410,9 +810,18 @@ def main(argv: list[str] | None = None) -> int:
         msg = " ".join(str(e).split())
         print(f"arrayflow-train: error: {msg}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("arrayflow-train: interrupted", file=sys.stderr)
+    except TrainInterrupted as e:
+        print(f"arrayflow-train: {e}", file=sys.stderr)
         return 130
+    except KeyboardInterrupt:
+        print("arrayflow-train: interrupted again: stopped at once, nothing written (the "
+              "last complete checkpoint is untouched)", file=sys.stderr)
+        return 130
+    except OSError as e:  # a disk that filled up or went read-only while training
+        print(f"arrayflow-train: error: cannot write {e.filename or 'a file'}: "
+              f"{e.strerror or e} (the last complete checkpoint is untouched)",
+              file=sys.stderr)
+        return 1
     return 0
 
 
