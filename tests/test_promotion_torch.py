@@ -177,3 +177,27 @@ def test_uint64_with_signed_raises_like_torch(backend):
     with on_backend(backend):
         with pytest.raises(TypeError, match="uint64"):
             af.result_type(af.uint64, af.int64)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_matrix_products_with_mixed_kinds_raise_as_torch(backend):
+    """PyTorch's matmul/tensordot/vecdot/cross require one dtype: mixed kinds raise its
+    RuntimeError (never NumPy's silent float64); ``outer`` promotes as ``mul``. Same-kind
+    operands keep the standard's promotion (float32 @ float64 is float64)."""
+    fn, i_n = np.ones((2, 3), dtype="float32"), np.ones((3, 3), dtype="int64")
+    tf, ti = torch.from_numpy(fn), torch.from_numpy(i_n)
+    for call in (lambda: tf @ ti, lambda: torch.tensordot(tf, ti, dims=1),
+                 lambda: torch.linalg.vecdot(tf, tf.int())):
+        with pytest.raises(RuntimeError):
+            call()
+    with on_backend(backend):
+        f, i = af.asarray(fn), af.asarray(i_n)
+        for call in (lambda: f @ i, lambda: af.matmul(f, i), lambda: af.mm(f, i),
+                     lambda: af.tensordot(f, i, axes=1),
+                     lambda: af.vecdot(f, f.astype(af.int32)),
+                     lambda: af.linalg.cross(f, af.ones((2, 3), dtype=af.int8))):
+            with pytest.raises(RuntimeError, match="same dtype"):
+                call()
+        out = af.linalg.outer(f[0], i[0])
+        assert out.dtype.name == str(torch.outer(tf[0], ti[0]).dtype)[6:]
+        assert (f @ af.ones((3, 3), dtype=af.float64)).dtype is af.float64

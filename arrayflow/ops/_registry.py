@@ -132,11 +132,15 @@ class Op:
     floating : bool
         The result is floating: integer and bool operands are cast to the default
         floating dtype (PyTorch: ``sqrt`` or true division of integers is ``float32``).
+    mixed_kinds : {"promote", "raise"}
+        What operands of different kinds do: promote (PyTorch's element-wise rule), or
+        raise PyTorch's ``RuntimeError`` (``matmul``, ``tensordot``, ``vecdot``, ``cross``:
+        PyTorch requires one dtype; same-kind operands still follow the standard's table).
     """
 
     def __init__(self, name, forward, *, differentiable=True, creation=False, out="tensor",
                  backend_arg=None, convert_dtypes=True, module="arrayflow", doc=None,
-                 promote=None, floating=False):
+                 promote=None, floating=False, mixed_kinds="promote"):
         self.name = name
         self.backend_arg = creation if backend_arg is None else backend_arg
         self.convert_dtypes = convert_dtypes
@@ -164,6 +168,7 @@ class Op:
         self.node_variant = None
         self.promote = tuple(promote) if promote else None
         self.floating = floating
+        self.mixed_raise = mixed_kinds == "raise"
         if floating and self.promote is None:
             self.promote = ("x",)
         # 1 or 2: the promoted operands are the first positional parameters (fast path)
@@ -597,6 +602,14 @@ def _promote(op_, backend, args, kwargs, public):
             return args
     target = _dtypes.result_type(*items)
     tcat = _dtypes.category(target)
+    if op_.mixed_raise:
+        kinds = {_dtypes.category(d) for d in items if type(d) is _DType}
+        if len(kinds) > 1:
+            names = ", ".join(sorted({d.name for d in items if type(d) is _DType}))
+            raise RuntimeError(
+                f"{_named(op_, public).__name__}(): expected both operands to have the same "
+                f"dtype, but got {names} (PyTorch requires one dtype for mixed kinds; cast "
+                f"one operand first)")
     if op_.floating and tcat < 2:
         target, tcat = _dtypes.get_default_dtype(), 2
     native = None

@@ -26,7 +26,7 @@ class SVDResult(NamedTuple):
     Vh: object
 
 
-@op("matmul")
+@op("matmul", promote=("x1", "x2"), mixed_kinds="raise")
 def matmul(xp, x1, x2, /):
     """Matrix product with broadcasting over leading dimensions (``@``).
 
@@ -45,7 +45,7 @@ def matrix_transpose(xp, x, /):
     return xp.matrix_transpose(x), ()
 
 
-@op("tensordot")
+@op("tensordot", promote=("x1", "x2"), mixed_kinds="raise")
 def tensordot(xp, x1, x2, /, *, axes=2):
     """Tensor contraction over ``axes`` (an int, or two sequences of axes).
 
@@ -54,7 +54,7 @@ def tensordot(xp, x1, x2, /, *, axes=2):
     return xp.tensordot(x1, x2, axes=axes), (x1, x2, axes)
 
 
-@op("vecdot")
+@op("vecdot", promote=("x1", "x2"), mixed_kinds="raise")
 def vecdot(xp, x1, x2, /, *, axis=-1):
     """Dot product of vectors along ``axis`` (conjugating ``x1`` for complex).
 
@@ -87,7 +87,7 @@ def cholesky(xp, x, /, *, upper=False):
     return y, (y, upper)
 
 
-@op("linalg.cross", module=_L)
+@op("linalg.cross", module=_L, promote=("x1", "x2"), mixed_kinds="raise")
 def cross(xp, x1, x2, /, *, axis=-1):
     """Cross product of 3-element vectors along ``axis``.
 
@@ -203,7 +203,7 @@ def matrix_rank(xp, x, /, *, rtol=None):
     return xp.linalg.matrix_rank(x, rtol=rtol)
 
 
-@op("linalg.outer", module=_L)
+@op("linalg.outer", module=_L, promote=("x1", "x2"))
 def outer(xp, x1, x2, /):
     """Outer product of two 1-D Tensors. Source: array API 2025.12, ``linalg.outer``."""
     return xp.linalg.outer(x1, x2), (x1, x2)
