@@ -187,7 +187,8 @@ def test_matrix_products_with_mixed_kinds_raise_as_torch(backend):
     fn, i_n = np.ones((2, 3), dtype="float32"), np.ones((3, 3), dtype="int64")
     tf, ti = torch.from_numpy(fn), torch.from_numpy(i_n)
     for call in (lambda: tf @ ti, lambda: torch.tensordot(tf, ti, dims=1),
-                 lambda: torch.linalg.vecdot(tf, tf.int())):
+                 lambda: torch.linalg.vecdot(tf, tf.int()),
+                 lambda: torch.linalg.solve(torch.eye(3), ti)):
         with pytest.raises(RuntimeError):
             call()
     with on_backend(backend):
@@ -195,7 +196,8 @@ def test_matrix_products_with_mixed_kinds_raise_as_torch(backend):
         for call in (lambda: f @ i, lambda: af.matmul(f, i), lambda: af.mm(f, i),
                      lambda: af.tensordot(f, i, axes=1),
                      lambda: af.vecdot(f, f.astype(af.int32)),
-                     lambda: af.linalg.cross(f, af.ones((2, 3), dtype=af.int8))):
+                     lambda: af.linalg.cross(f, af.ones((2, 3), dtype=af.int8)),
+                     lambda: af.linalg.solve(af.eye(3), i)):
             with pytest.raises(RuntimeError, match="same dtype"):
                 call()
         out = af.linalg.outer(f[0], i[0])

@@ -248,7 +248,7 @@ def slogdet(xp, x, /):
     return res, (x,)
 
 
-@op("linalg.solve", module=_L)
+@op("linalg.solve", module=_L, promote=("x1", "x2"), mixed_kinds="raise")
 def solve(xp, x1, x2, /):
     """Solve ``x1 @ y = x2`` for ``y`` (square ``x1``).
 
