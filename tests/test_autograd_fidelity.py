@@ -746,3 +746,24 @@ def test_base_and_is_view_as_torch(backend):
                     v.T._base is x, x.detach()._is_view(), (x * 1).reshape(4)._is_view(),
                     (x * 1)._is_view()))
     assert out[1] == out[0]
+
+
+def test_namespace_view_functions_and_reshape_copy(backend):
+    x = af.asarray([1.0, 2.0, 3.0, 4.0])
+    r = af.reshape(x, (2, 2), copy=True)  # the standard's copy=True: never a view
+    r += 1
+    assert_allclose(x.numpy(), [1.0, 2.0, 3.0, 4.0])
+    r = af.reshape(x, (2, 2))
+    r += 1
+    s = af.squeeze(af.expand_dims(x, axis=0), axis=0)
+    s *= 2
+    m = af.moveaxis(af.reshape(x, (2, 2)), 0, 1)
+    m[0, 1] = 100.0  # element (1, 0) of the reshaped x
+    t = torch.tensor([1.0, 2.0, 3.0, 4.0])
+    tr = t.reshape(2, 2)
+    tr += 1
+    ts = t.unsqueeze(0).squeeze(0)
+    ts *= 2
+    tm = torch.movedim(t.reshape(2, 2), 0, 1)
+    tm[0, 1] = 100.0
+    assert_allclose(x.numpy(), t.numpy())

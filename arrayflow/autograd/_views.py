@@ -107,6 +107,8 @@ def on_view(op_, backend, x, rest, kwargs, out, res):
     kind = op_.view
     if kind == "index" and not _basic_key(rest[0]):
         return
+    if kwargs and kwargs.get("copy"):  # reshape(..., copy=True): the standard's copy
+        return
     step = Step(op_, backend, tuple(rest), dict(kwargs) if kwargs else _NO_KW, res, kind)
     xc = x._cell
     grad_mode = _enabled.get()
