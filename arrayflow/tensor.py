@@ -3,10 +3,12 @@ and the PyTorch-style methods of the seeds.
 
 A Tensor holds a small shared *cell* (the storage): the backend array and a
 version counter. ``detach()`` and ``.data`` return new Tensors on the same cell;
-an in-place operation (``x += 1``, ``x[i] = v``, ``uniform_``) writes into the
-cell (in place where the backend's arrays are writeable, functionally
-otherwise) and bumps the version. So ``self.weight.data.uniform_(-0.1, 0.1)``
+an in-place operation (``x += 1``, ``x[i] = v``, ``uniform_``) stores a new
+array in the cell (existing arrays are never changed: what autograd saved stays
+intact) and bumps the version. So ``self.weight.data.uniform_(-0.1, 0.1)``
 changes the Parameter on every backend, Dask and array_api_strict included.
+Views (basic indexing, ``reshape``, ...) hold a ``_ViewCell`` on their base's
+storage (``arrayflow/autograd/_views.py``), as PyTorch's views do.
 
 Where PyTorch and the array API standard disagree, the standard wins; see
 ``docs/pytorch-differences.md`` (``size`` is an int, callable for PyTorch code).
