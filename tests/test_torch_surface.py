@@ -651,3 +651,28 @@ def test_methods_with_pytorch_signatures_match_torch(backend, name, call):
             total.backward()
     if tdiff:
         _close(a.grad, t.grad)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_inplace_chain_on_plain_buffer_gets_history_as_torch(backend):
+    """A buffer that does not require grad takes the history of the Tensors written into it
+    (composite in-place methods included) and the gradient reaches them, as PyTorch."""
+    def run(m, w):
+        buf = m.zeros(3, dtype=m.float64)
+        buf.sigmoid_()
+        buf.add_(w, alpha=2.0)
+        buf.mul_(w)
+        buf.clamp_(max=w * 0.5 + 1.9)
+        buf.div_(w + 1, rounding_mode=None)
+        buf.sum().backward()
+        return buf
+
+    wn = np.array([0.5, 1.0, 2.0])
+    tw = torch.tensor(wn, requires_grad=True)
+    tb = run(torch, tw)
+    with on_backend(backend):
+        w = af.asarray(wn, requires_grad=True)
+        b = run(af, w)
+        assert b.requires_grad and not b.is_leaf
+        _close(b, tb)
+    _close(w.grad, tw.grad)
