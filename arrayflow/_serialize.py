@@ -330,11 +330,13 @@ def write_atomic(path, chunks, *, sync_directory: bool = True) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(e, OSError) and e.filename is None and e.errno is not None:
+            e.filename = path  # name the file in the report (a failed write() does not)
         raise
     if sync_directory:
         fsync_dir(directory)

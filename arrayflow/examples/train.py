@@ -16,9 +16,28 @@ seeded by ``af.manual_seed(--seed)``), so the same seed on the same backend give
 numbers.
 
 Every epoch prints the mean training loss and the held-out accuracy (a tqdm bar shows
-progress when stderr is a terminal and ``--quiet`` is not given). With ``--out DIR`` it
-writes ``model.safetensors`` (``af.save(model.state_dict())``), ``optimizer.safetensors``,
-``history.json`` and ``curves.png`` (loss and accuracy per epoch).
+progress when stderr is a terminal and ``--quiet`` is not given). The learning rate is
+multiplied by ``--lr-gamma`` (default 1) after every epoch (``StepLR``).
+
+Checkpoints (``--out DIR``, created if missing and probed for writing before anything
+runs): after every epoch (and every ``--checkpoint-every`` steps) one directory
+``DIR/checkpoint-STEP`` with ``model.safetensors`` (``af.save(model.state_dict())``),
+``optimizer.safetensors``, ``scheduler.safetensors``, ``state.json`` (epoch, step, the
+backend's random-generator state at the start of the epoch, the epoch's losses so far,
+history, the arguments that fix the numbers) and ``MANIFEST.json`` (SHA-256 of each).
+It is written to a temporary directory beside it (fsynced) and renamed, then the file
+``DIR/latest`` is replaced atomically to name it; the two newest are kept. A kill at any
+moment leaves ``latest`` naming a complete checkpoint; temporary directories of killed
+runs are never read and are removed by the next save. At the end ``history.json`` and
+``curves.png`` (loss and accuracy per epoch) are written too.
+
+Ctrl-C stops after the current step, writes a final checkpoint and exits with status 130
+and one line; a second Ctrl-C stops at once without writing (the last complete
+checkpoint stays as it was). ``--resume DIR`` continues from ``DIR``'s latest complete
+checkpoint (or from the checkpoint directory ``DIR``): model, optimizer, scheduler and
+random-generator state are restored, the interrupted epoch's batches are drawn in the
+same order, and the run ends bit-identical to an uninterrupted one with the same seed
+(``docs/reliability.md``).
 
 Dask (``--backend dask``): ``--scheduler`` picks where the graphs run: ``threads`` (Dask's
 default), ``processes``, ``synchronous`` (one thread, for debugging and profiling),
@@ -33,9 +52,14 @@ computes the forward pass once for both) before the optimizer persists the new
 parameters, and the epoch's losses are fetched together with the held-out accuracy at its
 end (with a progress bar, each step's loss as it goes).
 
-Exit status: 0 on success, 2 for a usage error, an unknown or unusable backend (``--backend
-cupy`` without a GPU), a missing optional dependency or an unreachable Dask scheduler (a
-one-line message, no traceback).
+Exit status: 0 on success; 2 for a usage error (every option is checked before the data
+are loaded: ``--lr`` finite and > 0, ``--test-size`` a fraction in (0, 1) or a count
+leaving every class in both splits, ``--seed`` in [0, 2**32), ``--epochs``/
+``--batch-size`` >= 1, ``--backend`` installed and usable, ``--out`` writable,
+``--resume`` holding a complete checkpoint whose settings the options do not
+contradict), a missing optional dependency or an unreachable Dask scheduler (a one-line
+message, no traceback); 1 when a checkpoint cannot be written while training (disk full,
+read-only; one line, the previous checkpoint intact); 130 when interrupted.
 """
 
 from __future__ import annotations

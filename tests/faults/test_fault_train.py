@@ -122,6 +122,7 @@ def test_disk_full_or_read_only_during_a_checkpoint(tmp_path, monkeypatch, capsy
     assert train.main(argv) == 1
     msg = capsys.readouterr().err
     assert msg.count("\n") == 1 and os.strerror(err) in msg and "untouched" in msg, msg
+    assert ".checkpoint-00000003." in msg and "model.safetensors" in msg, msg
     monkeypatch.undo()
     assert sorted(n for n in os.listdir(out) if not n.startswith(".")) == [
         "checkpoint-00000001", "checkpoint-00000002", "latest"]
