@@ -9,6 +9,11 @@ from __future__ import annotations
 import importlib.util
 import pathlib
 
+import pytest
+from conftest import on_backend
+
+from . import ORACLE_BACKENDS
+
 REASON = "torch not installed: pip install -e '.[oracle]' to run the PyTorch oracle suite"
 
 try:
@@ -19,3 +24,10 @@ except ValueError:  # sys.modules["torch"] is None (blocked)
 if not _HAVE_TORCH:
     collect_ignore = [p.name for p in pathlib.Path(__file__).parent.glob("test_*.py")
                       if p.name != "test_coverage.py"]
+
+
+@pytest.fixture(params=ORACLE_BACKENDS)
+def backend(request):
+    """``tests/conftest.py``'s fixture over :data:`ORACLE_BACKENDS` (usable backends only)."""
+    with on_backend(request.param):
+        yield request.param

@@ -12,7 +12,7 @@ import contextlib
 
 import numpy as np
 import pytest
-from conftest import BACKENDS, is_lazy, on_backend, require_backend
+from conftest import is_lazy, on_backend, require_backend
 
 import arrayflow as af
 from arrayflow.ops import OPS
@@ -28,6 +28,7 @@ from arrayflow.testing.oracle import (
     oracle_tolerance,
     to_torch,
 )
+from oracle import ORACLE_BACKENDS
 
 torch = pytest.importorskip("torch")
 torch.set_default_dtype(torch.float32)
@@ -73,7 +74,7 @@ def _params(kind, cases):
     """Every case on every backend; a lazy backend gets the cases that run lazily, and those
     whose output shape depends on values (under ``af.allow_compute()``)."""
     return [pytest.param(case, b, id=f"{case.id}-{b}", marks=_mark(kind, case, b))
-            for case in cases for b in BACKENDS
+            for case in cases for b in ORACLE_BACKENDS
             if case.lazy or not is_lazy(b) or _data_dependent(case)]
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import BACKENDS, is_lazy, on_backend
+from conftest import is_lazy, on_backend
 from test_optim import TORCH_TRAJECTORIES
 
 import arrayflow as af
 import arrayflow.optim as optim
 from arrayflow.optim import lr_scheduler
+from oracle import ORACLE_BACKENDS
 
 torch = pytest.importorskip("torch")
 
@@ -93,8 +94,8 @@ def _assert_same_trajectory(got, want):
 
 
 def _with_backends(configs, ids, lazy_configs):
-    return [pytest.param(b, *c, id=f"{b}-{i}") for c, i in zip(configs, ids) for b in BACKENDS
-            if not is_lazy(b) or c in lazy_configs]
+    return [pytest.param(b, *c, id=f"{b}-{i}") for c, i in zip(configs, ids)
+            for b in ORACLE_BACKENDS if not is_lazy(b) or c in lazy_configs]
 
 
 @pytest.mark.parametrize(("backend_name", "name", "options"),
