@@ -330,3 +330,45 @@ def test_every_layer_and_function_is_compared():
     assert classes - layer_names == set()
     functions = {c.name.split("-")[0] for c in FUNCTIONAL_CASES + EXTRA}
     assert set(AF.__all__) - functions == set()
+
+
+SMOOTH = {"gelu", "silu", "softplus", "tanh", "sigmoid", "logsigmoid", "softmax", "log_softmax",
+          "layer_norm", "batch_norm", "linear", "bilinear", "conv1d", "conv2d", "mse_loss",
+          "cross_entropy", "binary_cross_entropy_with_logits", "avg_pool2d", "selu", "elu"}
+"""Functions with continuous first derivatives on the cases' inputs (second order compared)."""
+
+SECOND = [pytest.param(c, id=c.name) for c in FUNCTIONAL_CASES + EXTRA
+          if c.name.split("-")[0] in SMOOTH and c.grad and c.name not in XFAIL]
+
+
+@pytest.mark.parametrize("case", SECOND)
+def test_functional_second_order_matches_torch(case, backend):
+    """Gradient of ``<grad, v>`` (``create_graph=True`` on both sides), float64."""
+    t_grads = {k: torch.from_numpy(np.array(v, dtype="float64")).requires_grad_()
+               for k, v in case.grad.items()}
+    t_const = {k: torch.from_numpy(np.array(v)) for k, v in case.const.items()}
+    a_grads = {k: af.asarray(np.array(v, dtype="float64"), requires_grad=True)
+               for k, v in case.grad.items()}
+    a_const = {k: af.asarray(np.array(v)) for k, v in case.const.items()}
+    want = case.fn(TF, **t_grads, **t_const)
+    got = case.fn(AF, **a_grads, **a_const)
+    w = _cotangent(tuple(want.shape), "float64")
+    t_g1 = torch.autograd.grad(want, list(t_grads.values()), torch.from_numpy(w),
+                               create_graph=True)
+    a_g1 = af.autograd.grad(got, list(a_grads.values()), af.asarray(w), create_graph=True)
+    rng = np.random.default_rng(11)
+    vs = [rng.uniform(-1, 1, tuple(g.shape)) for g in t_g1]
+    t_s = sum((g * torch.from_numpy(v)).sum() for g, v in zip(t_g1, vs) if g.requires_grad)
+    a_s = sum((g * af.asarray(v)).sum() for g, v in zip(a_g1, vs) if g.requires_grad)
+    n = len(t_grads)  # a library may build no graph where the function is linear
+    t_g2 = (torch.autograd.grad(t_s, list(t_grads.values()), allow_unused=True)
+            if isinstance(t_s, torch.Tensor) else [None] * n)
+    a_g2 = (af.autograd.grad(a_s, list(a_grads.values()), allow_unused=True)
+            if isinstance(a_s, af.Tensor) else [None] * n)
+    for name, a, t in zip(t_grads, a_g2, t_g2):
+        if t is None or a is None:
+            other = a if t is None else t
+            assert other is None or not np.any(other.detach().numpy()), (
+                f"{case.name}: second derivative for {name}: one side none, the other not 0")
+            continue
+        _compare(a, t, f"{case.name} second order d/d{name}", "float64", scale=10.0)
