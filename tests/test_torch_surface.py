@@ -676,3 +676,37 @@ def test_inplace_chain_on_plain_buffer_gets_history_as_torch(backend):
         assert b.requires_grad and not b.is_leaf
         _close(b, tb)
     _close(w.grad, tw.grad)
+
+
+# --- PyTorch's dim=/keepdim= keywords on namespace reductions -----------------------------
+
+DIM_CALLS = [
+    ("sum", {"dim": 1}), ("sum", {"dim": (0, 1), "keepdim": True}), ("mean", {"dim": 0}),
+    ("mean", {"dim": -1, "keepdim": True}), ("prod", {"dim": 1}), ("argmax", {"dim": 1}),
+    ("argmin", {"dim": 0, "keepdim": True}), ("all", {"dim": 1}), ("any", {"dim": 0}),
+    ("count_nonzero", {"dim": 1}),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("name", "kw"), DIM_CALLS, ids=[f"{n}-{sorted(k)}" for n, k in DIM_CALLS])
+def test_namespace_reductions_take_torch_dim_keywords(backend, name, kw):
+    data = X if name not in ("all", "any", "count_nonzero") else X > 0
+    t = torch.tensor(data)
+    theirs = getattr(torch, name)(t, **kw)
+    with on_backend(backend):
+        ours = getattr(af, name)(af.asarray(data), **kw)
+        assert ours.shape == tuple(theirs.shape)
+        _close(ours, theirs)
+        with pytest.raises(TypeError, match="not both"):
+            getattr(af, name)(af.asarray(data), dim=0, axis=0)
+
+
+def test_dim_keyword_left_out_where_results_would_differ():
+    """torch.max(x, dim=1) returns (values, indices) and torch.std(x, dim=0) uses
+    correction=1: the namespace functions refuse dim= rather than differ silently."""
+    a = af.asarray(X)
+    assert type(torch.max(torch.tensor(X), dim=1)).__module__ == "torch.return_types"
+    for fn in (af.max, af.min, af.std, af.var, af.sort):
+        with pytest.raises(TypeError):
+            fn(a, dim=0)

@@ -83,6 +83,18 @@ _DEVICE_TYPES = (str, _device.device)  # device= values mapped onto a backend
 _PASS = frozenset({int, float, bool, complex, type(None), str, slice, type(Ellipsis),
                    _dtypes.DType})
 _NUMBERS = frozenset({int, float, bool, complex})
+
+TORCH_KEYWORDS = frozenset({
+    "sum", "mean", "prod", "argmax", "argmin", "all", "any", "count_nonzero",
+    "cumulative_sum", "cumulative_prod", "expand_dims", "unstack", "diff",
+    "linalg.vector_norm",
+})
+"""Ops that also take PyTorch's keywords ``dim=``/``keepdim=`` for ``axis=``/``keepdims=``
+(``af.sum(x, dim=1)``): only those whose result then equals PyTorch's. ``max``/``min``
+and ``sort`` (PyTorch returns ``(values, indices)``) and ``std``/``var`` (PyTorch's
+``correction=1``) are left out on purpose: a ``TypeError`` there beats a silently
+different result."""
+_KW_ALIASES = {"dim": "axis", "keepdim": "keepdims"}
 # Parameter names that take an array (a Python scalar too for x1/x2, as the standard).
 _ARRAY_PARAMS = frozenset({"x", "x1", "x2", "condition"})
 
@@ -169,6 +181,7 @@ class Op:
         self.promote = tuple(promote) if promote else None
         self.floating = floating
         self.mixed_raise = mixed_kinds == "raise"
+        self.torch_kw = name in TORCH_KEYWORDS
         if floating and self.promote is None:
             self.promote = ("x",)
         # 1 or 2: the promoted operands are the first positional parameters (fast path)
@@ -454,6 +467,8 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
         backend, uargs = _device.place(op_, backend, kwargs, args, uargs)
     requires_grad = False
     if kwargs:
+        if op_.torch_kw:
+            _torch_keywords(op_, public, kwargs)
         if op_.convert_dtypes:
             d = kwargs.get("dtype")
             if d is not None:
@@ -512,6 +527,17 @@ def _native_cats(backend) -> dict:
     cats = {nd: _dtypes.category(d) for d, nd in native.items()}
     _NATIVE_CATS[backend.name] = cats
     return cats
+
+
+def _torch_keywords(op_, public, kwargs) -> None:
+    """Rename PyTorch's ``dim``/``keepdim`` keywords in place (ops of ``TORCH_KEYWORDS``)."""
+    for torch_name, name in _KW_ALIASES.items():
+        if torch_name in kwargs:
+            if name in kwargs:
+                raise TypeError(f"{_named(op_, public).__name__}(): pass '{name}' or "
+                                f"PyTorch's '{torch_name}', not both")
+            v = kwargs.pop(torch_name)
+            kwargs[name] = tuple(v) if type(v) is list else v
 
 
 def _not_array(op_, i, a) -> TypeError:
