@@ -231,3 +231,33 @@ def test_list_masks_and_mask_shape_errors(backend):
         xt[torch.tensor([True, False])]
     with pytest.raises(IndexError, match="shape of the mask"):
         xa[af.asarray(np.array([True, False]))]
+
+
+def test_mask_over_leading_dimensions(backend):
+    # Dask indexes with a 1-D or a full-rank mask only; a 2-D mask of a 3-D Tensor works
+    x3 = np.random.default_rng(2).standard_normal((2, 3, 4)).astype(np.float32)
+    m = x3[..., 0] > 0
+    _grad_pair(lambda t: t[af.asarray(m)], lambda t: t[torch.tensor(m)], x3)
+
+
+X3 = np.random.default_rng(0).standard_normal((2, 2, 3))
+SECOND_ORDER_KEYS = {
+    "int-select-array": lambda: (0, slice(None), af.asarray(np.array([1, -1]))),
+    "arrays-none": lambda: (af.asarray(np.array([0, 1])), None, af.asarray(np.array([1, 1]))),
+    "true": lambda: True,
+    "none-int": lambda: (None, 1),
+    "mask-2d": lambda: af.asarray(X3[..., 0] > 0),
+    "array-bool": lambda: (af.asarray(np.array([0, 1])), True),
+    "bool-list": lambda: [True, False],
+}
+
+
+@pytest.mark.parametrize("name", list(SECOND_ORDER_KEYS))
+def test_second_order_through_indexing(backend, name):
+    from arrayflow.autograd import gradcheck, gradgradcheck
+
+    k = SECOND_ORDER_KEYS[name]()
+    x = af.asarray(X3, requires_grad=True)
+    with af.allow_compute():
+        assert gradcheck(lambda t: t[k] * t[k], (x,))
+        assert gradgradcheck(lambda t: t[k] * t[k], (x,))

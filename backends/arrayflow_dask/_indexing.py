@@ -69,6 +69,15 @@ def getitem(array, key):
     keys = key if isinstance(key, tuple) else (key,)
     kinds = [_kind(k) for k in keys]
     n_arrays = kinds.count("array")
+    if kinds and kinds[0] == "bool" and 1 < keys[0].ndim < array.ndim and all(
+            k is Ellipsis or (type(k) is slice and k == slice(None)) for k in keys[1:]):
+        # a mask over several leading dimensions (Dask takes a 1-D or a full one): the
+        # same selection on those dimensions flattened
+        import dask.array as da
+
+        m = keys[0]
+        flat = da.reshape(array, (math.prod(m.shape),) + tuple(array.shape[m.ndim:]))
+        return flat[da.reshape(m, (-1,)) if _is_lazy(m) else m.reshape(-1)]
     if n_arrays == 0 or "bool" in kinds:
         return array[key]  # basic indexing, or boolean masks: Dask's own
     if n_arrays == 1 and "int" not in kinds and not any(k is None for k in keys) \
