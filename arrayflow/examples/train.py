@@ -649,7 +649,8 @@ def run(argv: list[str] | None = None) -> dict:
         if args.out is None:
             args.out = os.path.dirname(os.path.normpath(bundle))
     if args.scheduler is not None and args.backend != "dask":
-        p.error(f"argument --scheduler: needs --backend dask (got --backend {args.backend})")
+        p.error(f"argument --scheduler: --scheduler needs --backend dask (got --backend "
+                f"{args.backend})")
     _check_backend(args.backend)
     for mod in ("sklearn", "tqdm") + (("matplotlib",) if args.out else ()):
         _require(mod)
