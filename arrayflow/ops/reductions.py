@@ -80,8 +80,17 @@ def cumulative_sum(xp, x, /, *, axis=None, dtype=None, include_initial=False):
     ``include_initial`` prepends a zero. Source: array API standard 2025.12,
     ``cumulative_sum`` (PyTorch ``cumsum``).
     """
+    if x.ndim == 0:  # the standard leaves 0-d open: PyTorch's 0-d result (backends differ)
+        y = _cumulative_0d(xp, xp.cumulative_sum, x, dtype, include_initial)
+        return y, (x.shape, axis, include_initial)
     return xp.cumulative_sum(x, axis=axis, dtype=dtype, include_initial=include_initial), (
         x.shape, axis, include_initial)
+
+
+def _cumulative_0d(xp, fn, x, dtype, include_initial):
+    """``cumsum``/``cumprod`` of a 0-d ``x`` as PyTorch: 0-d (``include_initial``: shape (2,))."""
+    y = fn(xp.reshape(x, (1,)), axis=0, dtype=dtype, include_initial=include_initial)
+    return y if include_initial else xp.reshape(y, ())
 
 
 @op("cumulative_prod")
@@ -90,6 +99,9 @@ def cumulative_prod(xp, x, /, *, axis=None, dtype=None, include_initial=False):
 
     Source: array API standard 2025.12, ``cumulative_prod`` (PyTorch ``cumprod``).
     """
+    if x.ndim == 0:  # the standard leaves 0-d open: PyTorch's 0-d result (backends differ)
+        y = _cumulative_0d(xp, xp.cumulative_prod, x, dtype, include_initial)
+        return y, (x, y, axis, include_initial)
     y = xp.cumulative_prod(x, axis=axis, dtype=dtype, include_initial=include_initial)
     return y, (x, y, axis, include_initial)
 
@@ -248,6 +260,8 @@ def _std_vjp(xp, res, g):
 @cumulative_sum.defvjp
 def _cumsum_vjp(xp, res, g):
     shape, axis, include_initial = res
+    if len(shape) == 0:  # y == x (include_initial: y == [0, x])
+        return (xp.reshape(g[1:] if include_initial else g, ()),)
     axis = 0 if axis is None else axis
     if include_initial:
         g = g[_along(axis, len(shape), slice(1, None))]
@@ -261,6 +275,8 @@ def _cumprod_vjp(xp, res, g):
     #   i == z: sum_{k >= z} g_k conj(y'_k), y' the cumulative product with x_z set to 1
     #   i > z:  0                                        (every y_k with k >= i holds x_z)
     x, y, axis, include_initial = res
+    if x.ndim == 0:  # y == x (include_initial: y == [1, x])
+        return (xp.reshape(g[1:] if include_initial else g, ()),)
     axis = 0 if axis is None else axis
     if include_initial:
         y = y[_along(axis, x.ndim, slice(1, None))]

@@ -222,9 +222,11 @@ def _roll(x, shift, axis=None):
 
 
 def _take(x, indices, axis=None):
+    """``x[..., indices, ...]`` along ``axis``: PyTorch's indexing (negative indices wrap;
+    ``index_select`` would refuse them)."""
     if axis is None:
         x, axis = x.reshape(-1), 0
-    return torch.index_select(x, axis, indices)
+    return x[(slice(None),) * (axis % x.ndim) + (indices,)]
 
 
 def _take_along_axis(x, indices, axis=-1):
@@ -790,6 +792,36 @@ def _extra_cases() -> list[OpCase]:
                label="broadcast-3d", tol=LIN),
         OpCase("clip", _inputs(_a((2, 3), f64), _a((3,), f64, -1, 0), _a((2, 1), f64, 0, 1)),
                label="broadcast-bounds"),
+        OpCase("clip", _inputs(_a((), f32), extra=(-0.5, 0.5)), label="0d"),
+        OpCase("sort", _inputs(_a((0, 3), f64)), label="empty"),
+        OpCase("sort", _inputs(_a((3, 4), f32), kwargs={"axis": -2}), label="axis-negative"),
+        OpCase("argsort", _inputs(_a((4,), f64), kwargs={"axis": -1, "descending": True}),
+               label="descending-negative"),
+        OpCase("argmax", _inputs(_a((), f64)), label="0d"),
+        OpCase("take_along_axis", lambda rng: ((_a((3, 4), f64)(rng),
+                                                rng.integers(-4, 4, (3, 2))), {"axis": -1}),
+               label="negative-indices"),
+        OpCase("take", _inputs(_a((5,), f64), extra=(np.asarray([-1, 0, -5]),)),
+               label="negative-indices"),
+        OpCase("roll", _inputs(_a((3, 4), f64), extra=(-5,), kwargs={"axis": -2}),
+               label="negative"),
+        OpCase("diff", _inputs(_a((3, 4), f64), kwargs={"axis": -2}), label="axis-negative"),
+        OpCase("tensordot", _inputs(_a((2, 0), f64), _a((0, 3), f64), kwargs={"axes": 1}),
+               label="empty-contraction"),
+        OpCase("linalg.det", _inputs(_a((0, 3, 3), f64)), label="empty-batch"),
+        OpCase("linalg.inv", _inputs(lambda rng: np.asarray(4.0 * np.eye(2) + 0.1)[None]),
+               label="batch-1"),
+        OpCase("cumulative_sum", _inputs(_a((), f64)), label="0d"),
+        OpCase("cumulative_prod", _inputs(_a((), f64)), label="0d"),
+        OpCase("cumulative_sum", _inputs(_a((), "int32", -5, 5)), label="0d-int32"),
+        OpCase("concat", lambda rng: (([_a((0, 3), f64)(rng), _a((2, 3), f64)(rng)],), {}),
+               label="with-empty"),
+        OpCase("stack", lambda rng: (([_a((0,), f64)(rng), _a((0,), f64)(rng)],),
+                                     {"axis": -1}), label="empty"),
+        OpCase("mean", _inputs(_a((2, 0), f64), kwargs={"axis": -1}), label="empty-axis"),
+        OpCase("linalg.vector_norm", _inputs(_a((0, 3), f64), kwargs={"axis": 0}),
+               label="empty-axis"),
+        OpCase("where", _inputs(_a((), "bool"), _a((), f64), _a((2,), f64)), label="0d-cond"),
     ]
     return c
 
