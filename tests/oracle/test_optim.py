@@ -136,3 +136,37 @@ def test_scheduler_trajectory_matches_torch(backend_name, scheduler, optimizer):
     want, want_lrs = _run(torch, optimizer, options, SCHEDULERS[scheduler], groups=True)
     np.testing.assert_allclose(np.asarray(got_lrs), np.asarray(want_lrs), rtol=1e-13)
     _assert_same_trajectory(got, want)
+
+
+COMPLEX_CONFIGS = [("SGD", {"lr": 0.05, "momentum": 0.9, "weight_decay": 0.01}),
+                   ("Adam", {"lr": 0.02, "amsgrad": True}), ("AdamW", {"lr": 0.02}),
+                   ("RMSprop", {"lr": 0.01, "centered": True, "momentum": 0.3})]
+
+
+def _complex_run(lib, name, options):
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-1, 1, (6, 3)) + 1j * rng.uniform(-1, 1, (6, 3))
+    y = rng.uniform(-1, 1, (6,)) + 1j * rng.uniform(-1, 1, (6,))
+    w0 = rng.uniform(-0.5, 0.5, (3,)) + 1j * rng.uniform(-0.5, 0.5, (3,))
+    conv = torch.from_numpy if lib is torch else af.asarray
+    x, y, w = conv(x), conv(y), conv(w0.copy())
+    w = w.requires_grad_()
+    opt = getattr(torch.optim if lib is torch else optim, name)([w], **options)
+    out = []
+    for _ in range(STEPS):
+        opt.zero_grad()
+        r = x @ w - y
+        (r.real ** 2 + r.imag ** 2).mean().backward()
+        opt.step()
+        out.append(np.asarray(w.detach().numpy()).copy())
+    return out
+
+
+@pytest.mark.parametrize(("backend_name", "name", "options"),
+                         _with_backends(COMPLEX_CONFIGS, [n for n, _ in COMPLEX_CONFIGS],
+                                        [COMPLEX_CONFIGS[1]]))
+def test_complex_parameter_trajectory_matches_torch(backend_name, name, options):
+    """Complex parameters step on their real view, as PyTorch's optimizers do."""
+    with on_backend(backend_name):
+        got = _complex_run(af, name, options)
+    _assert_same_trajectory(got, _complex_run(torch, name, options))
