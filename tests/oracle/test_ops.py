@@ -244,7 +244,7 @@ def _leaf_arrays(case):
 
 GRAD_CASES = [c for c in ORACLE_CASES if _grad_case(c)]
 SECOND_ORDER = [c for c in GRAD_CASES if c.op not in PIECEWISE and c.op not in GAUGE
-                and all(a.dtype == np.float64 for a in _leaf_arrays(c))]
+                and all(a.dtype in (np.float64, np.complex128) for a in _leaf_arrays(c))]
 
 
 @pytest.mark.parametrize(("case", "backend_name"), _params("vjp", GRAD_CASES))
