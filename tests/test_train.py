@@ -72,7 +72,7 @@ def test_checkpoint_reloads_into_fresh_model(two_epochs):
     assert (state["epoch"], state["step"], state["global_step"]) == (3, 0, 46)
     assert state["history"]["loss"] == history["loss"]
     assert sorted(n for n in os.listdir(out) if n.startswith("checkpoint-")) == [
-        "checkpoint-00000023", "checkpoint-00000046"]  # the newest train.KEEP
+        "checkpoint-00000023", "checkpoint-00000046"]  # the newest and the previous one
 
 
 def test_prints_what_it_wrote(tmp_path, capsys):
@@ -257,3 +257,13 @@ def test_damaged_latest_checkpoint_falls_back_to_the_previous(tmp_path):
     assert train.find_bundle(str(tmp_path)).endswith("checkpoint-00000004")
     with pytest.raises(train.TrainError, match="damaged"):
         train.find_bundle(latest)
+
+
+def test_a_new_run_into_an_old_out_replaces_its_checkpoints(tmp_path):
+    old = train.run(SMALL[:1] + ["3"] + SMALL[2:] + ["--out", str(tmp_path)])
+    assert os.path.basename(old["checkpoint"]) == "checkpoint-00000012"
+    new = train.run(SMALL + ["--out", str(tmp_path), "--seed", "5"])
+    names = sorted(n for n in os.listdir(tmp_path) if n.startswith("checkpoint-"))
+    assert names == ["checkpoint-00000004", "checkpoint-00000008"]  # the old run's: gone
+    assert train.find_bundle(str(tmp_path)) == new["checkpoint"]
+    assert train.load_bundle(new["checkpoint"])["args"]["seed"] == 5

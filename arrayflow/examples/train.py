@@ -26,8 +26,8 @@ runs): after every epoch (and every ``--checkpoint-every`` steps) one directory
 backend's random-generator state at the start of the epoch, the epoch's losses so far,
 history, the arguments that fix the numbers) and ``MANIFEST.json`` (SHA-256 of each).
 It is written to a temporary directory beside it (fsynced) and renamed, then the file
-``DIR/latest`` is replaced atomically to name it; the two newest are kept. A kill at any
-moment leaves ``latest`` naming a complete checkpoint; temporary directories of killed
+``DIR/latest`` is replaced atomically to name it; it and the previous one are kept. A kill
+at any moment leaves ``latest`` naming a complete checkpoint; temporary directories of killed
 runs are never read and are removed by the next save. At the end ``history.json`` and
 ``curves.png`` (loss and accuracy per epoch) are written too.
 
@@ -434,8 +434,6 @@ BUNDLE_FORMAT = "arrayflow-train-checkpoint"
 BUNDLE_FILES = ("model.safetensors", "optimizer.safetensors", "scheduler.safetensors",
                 "state.json")
 _BUNDLE_RE = re.compile(r"^checkpoint-(\d{8})$")
-KEEP = 2
-"""Complete checkpoints kept in ``--out`` (the newest ones; ``latest`` names the newest)."""
 
 
 def _sha256(path: str) -> str:
@@ -455,13 +453,15 @@ def write_bundle(out: str, step: int, net, opt, sched, state: dict) -> str:
     directory ``out/.checkpoint-STEP.PID-RANDOM.tmp``, each fsynced; the directory is
     fsynced and renamed, then ``latest`` is replaced atomically. A kill at any point
     leaves ``latest`` naming the previous complete checkpoint or this one. Temporary
-    directories of killed runs are removed first; checkpoints older than the
-    :data:`KEEP` newest are removed last.
+    directories of killed runs are removed first; last, every other checkpoint but the
+    one ``latest`` named before (the previous complete one) is removed, also those of an
+    earlier run into the same directory.
     """
     name = f"checkpoint-{step:08d}"
     final = os.path.join(out, name)
+    previous = _latest_name(out)
     remove_stale_temps(os.path.join(out, "x"), any_name=True)
-    if _latest_name(out) == name and verify_bundle(final) is None:
+    if previous == name and verify_bundle(final) is None:
         return final  # nothing ran since it was written (resumed, then stopped)
     tmp = temp_name(final)
     os.mkdir(tmp)
@@ -495,10 +495,10 @@ def write_bundle(out: str, step: int, net, opt, sched, state: dict) -> str:
     write_atomic(os.path.join(out, "latest"), (f"{name}\n".encode(),))
     if trash is not None:
         shutil.rmtree(trash, ignore_errors=True)
-    keep = sorted((n for n in os.listdir(out) if _BUNDLE_RE.match(n)), reverse=True)
-    for old in keep[KEEP:]:
-        if old != name:  # renamed first: a kill while deleting leaves a stale temp name,
-            # never a visible half checkpoint
+    for old in sorted(os.listdir(out)):
+        if _BUNDLE_RE.match(old) and old not in (name, previous):
+            # renamed first: a kill while deleting leaves a stale temporary name, never a
+            # visible half checkpoint
             doomed = temp_name(os.path.join(out, old))
             os.rename(os.path.join(out, old), doomed)
             shutil.rmtree(doomed, ignore_errors=True)

@@ -27,4 +27,11 @@ def save_forever(path: str, ready: str) -> None:
 
 def train_main(argv: list) -> None:
     """``arrayflow-train ARGV``; the exit status is the process's."""
+    import threading
+
+    from tqdm import tqdm
+
+    # tqdm's default lock holds multiprocessing semaphores, which a SIGKILLed child never
+    # releases (the resource tracker then warns at exit): a thread lock is enough here
+    tqdm.set_lock(threading.RLock())
     os._exit(train.main(argv))
