@@ -710,3 +710,21 @@ def test_dim_keyword_left_out_where_results_would_differ():
     for fn in (af.max, af.min, af.std, af.var, af.sort):
         with pytest.raises(TypeError):
             fn(a, dim=0)
+
+
+POS_CALLS = [("sum", (1,)), ("sum", (0, True)), ("mean", (-1,)), ("prod", (0,)),
+             ("argmax", (1,)), ("argmin", (0, True)), ("all", (1,)), ("any", (0,)),
+             ("count_nonzero", (1,))]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("name", "args"), POS_CALLS, ids=[f"{n}-{a}" for n, a in POS_CALLS])
+def test_namespace_reductions_take_torch_positional_dim(backend, name, args):
+    data = X if name not in ("all", "any", "count_nonzero") else X > 0
+    theirs = getattr(torch, name)(torch.tensor(data), *args)
+    with on_backend(backend):
+        ours = getattr(af, name)(af.asarray(data), *args)
+        assert ours.shape == tuple(theirs.shape)
+        _close(ours, theirs)
+        with pytest.raises(TypeError, match="multiple values"):
+            getattr(af, name)(af.asarray(data), 0, dim=1)

@@ -95,6 +95,13 @@ and ``sort`` (PyTorch returns ``(values, indices)``) and ``std``/``var`` (PyTorc
 ``correction=1``) are left out on purpose: a ``TypeError`` there beats a silently
 different result."""
 _KW_ALIASES = {"dim": "axis", "keepdim": "keepdims"}
+TORCH_POSITIONAL_DIM = frozenset({
+    "sum", "mean", "prod", "argmax", "argmin", "all", "any", "count_nonzero",
+    "cumulative_sum", "cumulative_prod", "unstack",
+})
+"""Ops of :data:`TORCH_KEYWORDS` that also take PyTorch's positional ``(x, dim, keepdim)``
+(``af.sum(x, 1)``); not ``diff``/``vector_norm``, whose second positional argument is
+PyTorch's ``n``/``ord``."""
 # Parameter names that take an array (a Python scalar too for x1/x2, as the standard).
 _ARRAY_PARAMS = frozenset({"x", "x1", "x2", "condition"})
 
@@ -182,6 +189,7 @@ class Op:
         self.floating = floating
         self.mixed_raise = mixed_kinds == "raise"
         self.torch_kw = name in TORCH_KEYWORDS
+        self.torch_pos = name in TORCH_POSITIONAL_DIM
         if floating and self.promote is None:
             self.promote = ("x",)
         # 1 or 2: the promoted operands are the first positional parameters (fast path)
@@ -476,6 +484,8 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
         if op_.creation and "requires_grad" in kwargs:
             requires_grad = kwargs.pop("requires_grad")
     call_args = args if uargs is None else uargs
+    if op_.torch_pos and len(call_args) > 1:  # af.sum(x, 1, True): PyTorch's dim, keepdim
+        call_args, kwargs = _torch_positional(op_, public, call_args, kwargs)
     if has_dtype and op_.convert_dtypes:
         call_args = [backend.native_dtype(a) if type(a) is _DType else a for a in call_args]
     if op_.promote is not None:
@@ -538,6 +548,20 @@ def _torch_keywords(op_, public, kwargs) -> None:
                                 f"PyTorch's '{torch_name}', not both")
             v = kwargs.pop(torch_name)
             kwargs[name] = tuple(v) if type(v) is list else v
+
+
+def _torch_positional(op_, public, args, kwargs):
+    """``(x, dim[, keepdim])`` positional, as PyTorch: moved to ``axis``/``keepdims``."""
+    if len(args) > 3:
+        raise TypeError(f"{_named(op_, public).__name__}() takes at most 3 positional arguments "
+                        f"(input, dim, keepdim), got {len(args)}")
+    kwargs = dict(kwargs) if kwargs else {}
+    for v, name, torch_name in zip(args[1:], ("axis", "keepdims"), ("dim", "keepdim")):
+        if name in kwargs or torch_name in kwargs:
+            raise TypeError(f"{_named(op_, public).__name__}(): got multiple values for "
+                            f"argument '{torch_name}'")
+        kwargs[name] = tuple(v) if type(v) is list else v
+    return args[:1], kwargs
 
 
 def _not_array(op_, i, a) -> TypeError:
