@@ -279,6 +279,15 @@ def _checked_index(idx, n, fname, dim):
     if b is None:  # not a backend array (a Tensor under create_graph: checked already)
         return idx
     xp = b._xp or b.xp
+    if not b.lazy:
+        # eager: two reductions, and no copy in the common case of non-negative indices
+        if 0 in tuple(idx.shape):
+            return idx
+        lo, hi = int(xp.min(idx)), int(xp.max(idx))
+        if lo < -n or hi >= n:
+            raise IndexError(f"arrayflow.{fname}: index {lo if lo < -n else hi} is out of "
+                             f"bounds for dimension {dim} with size {n}")
+        return idx if lo >= 0 else xp.where(idx < 0, idx + n, idx)
     idx = b.check_values(idx, _in_bounds(n), _oob_error(fname, dim, n))
     if xp.isdtype(idx.dtype, "unsigned integer"):
         return idx
@@ -408,6 +417,35 @@ def norm_key(backend, shape, key, fname="getitem"):
       so that VJPs scatter to one place per element; index arrays must broadcast
       together (``IndexError``).
     """
+    ndim = len(shape)
+    if type(key) is int or type(key) is slice:
+        key = (key,)
+    if type(key) is tuple and all(type(k) is int or type(k) is slice or k is Ellipsis
+                                  for k in key):
+        # the common basic key (integers, slices, one ...): checked without the general
+        # machinery below
+        used = len(key) - (1 if Ellipsis in key else 0)
+        if used <= ndim and key.count(Ellipsis) <= 1:
+            out, d = [], 0
+            for k in key:
+                if k is Ellipsis:
+                    d += ndim - used
+                elif type(k) is int:
+                    n = shape[d]
+                    if not -n <= k < n:
+                        raise IndexError(f"arrayflow.{fname}: index {k} is out of bounds "
+                                         f"for dimension {d} with size {n}")
+                    k = k + n if k < 0 else k
+                    d += 1
+                else:
+                    if k.start is not None or k.stop is not None or not (
+                            k.step is None or type(k.step) is int):
+                        k = _clamped(k, shape[d])
+                    d += 1
+                out.append(k)
+            if used < ndim and Ellipsis not in key:
+                out.append(Ellipsis)
+            return tuple(out), None, None
     xp = backend._xp or backend.xp
     keys = list(key) if type(key) is tuple else [key]
     mask_len = {}
@@ -553,9 +591,9 @@ def norm_key(backend, shape, key, fname="getitem"):
 def _clamped(sl, n):
     """Slice ``sl`` with its bounds inside the axis (PyTorch and NumPy clamp out-of-range
     bounds; the standard leaves them unspecified and array_api_strict refuses them)."""
-    if sl.start is None and sl.stop is None:
+    if sl.start is None and sl.stop is None and (sl.step is None or type(sl.step) is int):
         return sl
-    start, stop, step = sl.indices(n)
+    start, stop, step = sl.indices(n)  # __index__ of 0-d Tensor bounds
     if (stop - start) * step <= 0:
         return slice(0, 0)  # empty
     if step > 0:
