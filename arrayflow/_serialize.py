@@ -515,6 +515,8 @@ class _Reader:
                 type(o) is int for o in offs) and 0 <= offs[0] <= offs[1] <= self.data_len):
             raise _bad(self.path, f"tensor {k[:40]!r} has data offsets outside the file's "
                                   f"{self.data_len} data bytes")
+        if math.prod(max(d, 1) for d in shape) * itemsize >= 2**62:  # numpy's limit
+            raise _bad(self.path, f"tensor {k[:40]!r} claims an impossible shape {shape}")
         nbytes = math.prod(shape) * itemsize
         if nbytes != offs[1] - offs[0]:
             raise _bad(self.path, f"tensor {k[:40]!r} claims shape {shape} of {code} "
