@@ -728,3 +728,46 @@ def test_namespace_reductions_take_torch_positional_dim(backend, name, args):
         _close(ours, theirs)
         with pytest.raises(TypeError, match="multiple values"):
             getattr(af, name)(af.asarray(data), 0, dim=1)
+
+
+# --- PyTorch's top-level functions that are methods there too --------------------------------
+
+def _ix(m, v):
+    return m.asarray(v) if m is af else torch.tensor(v)
+
+
+FUNC_CALLS = [
+    ("flatten", lambda m, x: m.flatten(x.reshape(3, 2, 2), 1)),
+    ("sigmoid", lambda m, x: m.sigmoid(x)), ("relu", lambda m, x: m.relu(x)),
+    ("softmax", lambda m, x: m.softmax(x, 1)), ("log_softmax", lambda m, x: m.log_softmax(x, 0)),
+    ("topk", lambda m, x: m.topk(x, 2, 0).values), ("dot", lambda m, x: m.dot(x[0], x[1])),
+    ("bmm", lambda m, x: m.bmm(x.reshape(1, 3, 4), x.reshape(1, 4, 3))),
+    ("mv", lambda m, x: m.mv(x, x[0])), ("outer", lambda m, x: m.outer(x[0], x[1])),
+    ("narrow", lambda m, x: m.narrow(x, 1, 1, 2)), ("chunk", lambda m, x: m.chunk(x, 2, 1)[1]),
+    ("split", lambda m, x: m.split(x, [1, 2])[1]),
+    ("index_select", lambda m, x: m.index_select(x, 1, _ix(m, [3, 1]))),
+    ("masked_fill", lambda m, x: m.masked_fill(x, x > 0, 0.5)),
+    ("logsumexp", lambda m, x: m.logsumexp(x, 1)), ("rsqrt", lambda m, x: m.rsqrt(x * x + 1)),
+    ("addcmul", lambda m, x: m.addcmul(x, x, x, value=0.5)),
+    ("addcdiv", lambda m, x: m.addcdiv(x, x, x * x + 1, value=2)),
+    ("lerp", lambda m, x: m.lerp(x, x * 2, 0.25)), ("clamp_min", lambda m, x: m.clamp_min(x, 0.1)),
+    ("clamp_max", lambda m, x: m.clamp_max(x, 0.1)), ("amax", lambda m, x: m.amax(x, 1)),
+    ("amin", lambda m, x: m.amin(x, (0, 1))), ("transpose", lambda m, x: m.transpose(x, 0, 1)),
+    ("unsqueeze", lambda m, x: m.unsqueeze(x, 1)), ("t", lambda m, x: m.t(x)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("name", "call"), FUNC_CALLS, ids=[c[0] for c in FUNC_CALLS])
+def test_torch_functions_match_torch(backend, name, call):
+    tx = torch.tensor(X, requires_grad=True)
+    tout = call(torch, tx)
+    w = RNG.standard_normal(tuple(tout.shape))
+    (tout * torch.from_numpy(w)).sum().backward()
+    with on_backend(backend):
+        x = af.asarray(X, requires_grad=True)
+        out = call(af, x)
+        _close(out, tout, rtol=1e-10)
+        (out * af.asarray(w)).sum().backward()
+    _close(x.grad, tx.grad, rtol=1e-8, atol=1e-12)
+    assert af.numel(af.asarray(X)) == torch.numel(torch.tensor(X))

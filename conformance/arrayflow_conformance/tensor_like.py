@@ -323,6 +323,18 @@ FUNCTION_SAMPLES = {
     "gather": [lambda rng: ((_f(rng, 3, 4), 1, _ints(rng, (3, 2), 4)), {})],
 }
 
+# PyTorch's functions that are Tensor methods too (arrayflow.ops.torch_functions): the
+# methods' samples (``self`` is ``input``).
+FUNCTION_SAMPLES.update({n: METHOD_SAMPLES[n] for n in (
+    "flatten", "sigmoid", "relu", "softmax", "log_softmax", "topk", "bmm", "dot", "mv", "outer",
+    "narrow", "chunk", "split", "index_select", "masked_select", "masked_fill", "logsumexp",
+    "rsqrt", "clamp_min", "clamp_max", "amax", "amin", "transpose", "unsqueeze", "t",
+    "numel")})
+FUNCTION_SAMPLES.update({
+    "addcmul": METHOD_SAMPLES["addcmul_"], "addcdiv": METHOD_SAMPLES["addcdiv_"],
+    "lerp": METHOD_SAMPLES["lerp_"], "detach": [_one()],
+})
+
 #: Sample calls of ``arrayflow.linalg`` functions that have no op case.
 LINALG_SAMPLES = {
     "norm": [_one(), _one({"ord": 1, "dim": 1}), lambda rng: ((_f(rng, 3, 4), "nuc"), {})],
