@@ -267,3 +267,30 @@ def test_a_new_run_into_an_old_out_replaces_its_checkpoints(tmp_path):
     assert names == ["checkpoint-00000004", "checkpoint-00000008"]  # the old run's: gone
     assert train.find_bundle(str(tmp_path)) == new["checkpoint"]
     assert train.load_bundle(new["checkpoint"])["args"]["seed"] == 5
+
+
+def _rewrite(bundle, name, data: bytes):
+    """Replace a file of a checkpoint and its manifest entry (a consistent forgery)."""
+    import hashlib
+    import json
+
+    (bundle / name).write_bytes(data)
+    manifest = json.loads((bundle / "MANIFEST.json").read_text())
+    manifest["files"][name] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    (bundle / "MANIFEST.json").write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize("name,data,words", [
+    ("state.json", b"{not json", "state.json cannot be read"),
+    ("state.json", b'{"format": "arrayflow-train-checkpoint"}', "not an arrayflow-train"),
+    ("model.safetensors", b"junk", "cannot be restored: load:"),
+])
+def test_resume_of_a_forged_checkpoint_is_one_line(tmp_path, capsys, name, data, words):
+    import pathlib
+
+    train.run(SMALL[:1] + ["1"] + SMALL[2:] + ["--out", str(tmp_path)])
+    bundle = pathlib.Path(train.find_bundle(str(tmp_path)))
+    _rewrite(bundle, name, data)
+    assert train.main(["--resume", str(bundle), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "argument --resume: " in err and words in err, err

@@ -567,9 +567,19 @@ def find_bundle(directory: str) -> str:
 def load_bundle(path: str) -> dict:
     """``state.json`` of the checkpoint directory ``path`` (verified with
     :func:`verify_bundle` first)."""
-    with open(os.path.join(path, "state.json")) as f:
-        state = json.load(f)
-    if state.get("format") != BUNDLE_FORMAT:
+    try:
+        with open(os.path.join(path, "state.json")) as f:
+            state = json.load(f)
+        ok = (isinstance(state, dict) and state.get("format") == BUNDLE_FORMAT
+              and all(type(state.get(k)) is int for k in ("epoch", "step", "global_step"))
+              and isinstance(state.get("partial"), dict)
+              and isinstance(state.get("history"), dict)
+              and isinstance(state.get("args"), dict)
+              and all(k in state["args"] for k in _RUN_ARGS + ("epochs",)))
+    except (OSError, ValueError) as e:
+        raise TrainError(f"argument --resume: {path!r}: state.json cannot be read "
+                         f"({type(e).__name__})") from None
+    if not ok:
         raise TrainError(f"argument --resume: {path!r} is not an arrayflow-train checkpoint")
     return state
 
@@ -696,18 +706,24 @@ def _train(args, x_tr, x_te, y_tr, y_te, verbose, show_bar, say, tqdm, stop,
         first_epoch, skip, partial = 1, 0, {"losses": [], "sizes": []}
         global_step = 0
         if resume is not None:
-            net.load_state_dict(af.load(os.path.join(bundle, "model.safetensors")))
-            opt.load_state_dict(af.load(os.path.join(bundle, "optimizer.safetensors")))
-            sched.load_state_dict(af.load(os.path.join(bundle, "scheduler.safetensors")))
-            history["loss"] = list(resume["history"]["loss"])
-            history["accuracy"] = list(resume["history"]["accuracy"])
-            first_epoch, skip = resume["epoch"], resume["step"]
-            partial = resume["partial"]
-            global_step = resume["global_step"]
-            if resume["epoch_rng"] is None:
+            if resume.get("epoch_rng") is None:
                 raise TrainError(f"argument --resume: {bundle} has no random-generator "
                                  f"state (backend {args.backend!r} cannot export it)")
-            backend.set_rng_state(resume["epoch_rng"])
+            try:
+                net.load_state_dict(af.load(os.path.join(bundle, "model.safetensors")))
+                opt.load_state_dict(af.load(os.path.join(bundle, "optimizer.safetensors")))
+                sched.load_state_dict(af.load(os.path.join(bundle, "scheduler.safetensors")))
+                backend.set_rng_state(resume["epoch_rng"])
+                history["loss"] = [float(v) for v in resume["history"]["loss"]]
+                history["accuracy"] = [float(v) for v in resume["history"]["accuracy"]]
+                partial = {"losses": [float(v) for v in resume["partial"]["losses"]],
+                           "sizes": [int(v) for v in resume["partial"]["sizes"]]}
+            except (ValueError, TypeError, KeyError, RuntimeError) as e:
+                msg = " ".join(str(e).split())[:300]
+                raise TrainError(f"argument --resume: {bundle} cannot be restored: "
+                                 f"{msg}") from None
+            first_epoch, skip = resume["epoch"], resume["step"]
+            global_step = resume["global_step"]
         last = [bundle]
 
         def checkpoint(epoch, step, epoch_rng, losses, sizes):
