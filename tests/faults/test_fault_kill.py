@@ -36,6 +36,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 @pytest.fixture(scope="module")
 def ctx():
+    if "forkserver" not in multiprocessing.get_all_start_methods():  # Windows
+        pytest.skip("needs the forkserver start method (POSIX)")
     c = multiprocessing.get_context("forkserver")
     c.set_forkserver_preload(["arrayflow", "arrayflow.examples.train", "sklearn.datasets",
                               "sklearn.model_selection", "tqdm", "matplotlib.pyplot",
