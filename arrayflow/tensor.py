@@ -723,6 +723,9 @@ class Tensor:
 
     # --- indexing ----------------------------------------------------------------
     def __getitem__(self, key) -> Tensor:
+        if type(key) not in (int, slice, tuple) and not isinstance(key, Tensor) and \
+                hasattr(key, "dtype"):
+            key = (key,)  # a host index array (np.array([0, 2])): converted by getitem
         return _m.getitem(self, key)
 
     def __setitem__(self, key, value) -> None:
@@ -736,6 +739,9 @@ class Tensor:
         RuntimeError
             On a leaf that requires grad while grad mode is on (PyTorch's rule).
         """
+        if type(key) not in (int, slice, tuple) and not isinstance(key, Tensor) and \
+                hasattr(key, "dtype"):
+            key = (key,)  # a host index array (np.array([0, 2])): converted by index_put
         if isinstance(value, Tensor):
             self._check_same_backend("__setitem__", value)
         if self._check_inplace("__setitem__", value):

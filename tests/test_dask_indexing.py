@@ -261,3 +261,25 @@ def test_second_order_through_indexing(backend, name):
     with af.allow_compute():
         assert gradcheck(lambda t: t[k] * t[k], (x,))
         assert gradgradcheck(lambda t: t[k] * t[k], (x,))
+
+
+@pytest.mark.parametrize("key", [np.int64(1), (np.int64(-1), np.int32(2)),
+                                 (slice(np.int64(0), np.int64(2)),), np.array([0, 2]),
+                                 (slice(None), np.array([-1, 0])), np.array([True, False, True]),
+                                 (np.array([0, 2]), np.int64(1))])
+def test_numpy_indices_like_torch(backend, key):
+    # PyTorch accepts NumPy scalars and arrays as indices; so does every backend here
+    kt = tuple(torch.tensor(k) if isinstance(k, np.ndarray) else k for k in key) \
+        if isinstance(key, tuple) else (torch.tensor(key) if isinstance(key, np.ndarray)
+                                        else key)
+    _grad_pair(lambda t: t[key], lambda t: t[kt])
+
+
+def test_numpy_indices_in_setitem(backend):
+    xa = af.asarray(X, requires_grad=True) * 1.0
+    xt = torch.tensor(X, requires_grad=True) * 1.0
+    xa[np.array([0, -1])] = 2.0
+    xt[torch.tensor([0, -1])] = 2.0
+    xa[np.int64(1), np.int64(0)] = 5.0
+    xt[np.int64(1), np.int64(0)] = 5.0
+    assert_allclose(xa.detach().numpy(), xt.detach().numpy())

@@ -390,6 +390,26 @@ def _kind(backend, k):
     return "int"
 
 
+def _foreign_index(backend, k, fname):
+    """An index object that is not one of ``backend``'s arrays: a NumPy scalar becomes a
+    Python scalar (``Backend.python_scalar``), a host array (``np.array([0, 2])``, which
+    PyTorch accepts as an index) this backend's array of the same values."""
+    b = _backend.backend_of_array(k)
+    if b is None:
+        return k  # an int-like object (operator.index) or a bad key: _kind decides
+    s = b.python_scalar(k)
+    if s is not None:
+        return s
+    if b.host_accessible:
+        h = b.to_host(k)
+        if h.ndim == 1 and h.dtype.kind == "b":
+            return h.tolist()  # a 1-D mask of known values: handled as a list of bools
+        return backend.from_host(h)
+    raise _backend.BackendMismatchError(
+        f"arrayflow.{fname}: the index lives on backend {b.name!r}, the Tensor on "
+        f"{backend.name!r}; move the index first, e.g. index.to({backend.name!r})")
+
+
 def _slice_bound(v):
     return v if v is None or type(v) is int else operator.index(v)
 
@@ -450,6 +470,9 @@ def norm_key(backend, shape, key, fname="getitem"):
     keys = list(key) if type(key) is tuple else [key]
     mask_len = {}
     for i, k in enumerate(keys):
+        if type(k) not in (int, bool, slice, list, tuple) and k is not None \
+                and k is not Ellipsis and not backend.is_array(k):
+            keys[i] = k = _foreign_index(backend, k, fname)
         if type(k) is list:
             if k and all(type(e) is bool for e in k):  # a mask of known values: positions
                 mask_len[i] = len(k)  # (Dask: no data-dependent shape)
