@@ -283,3 +283,21 @@ def test_numpy_indices_in_setitem(backend):
     xa[np.int64(1), np.int64(0)] = 5.0
     xt[np.int64(1), np.int64(0)] = 5.0
     assert_allclose(xa.detach().numpy(), xt.detach().numpy())
+
+
+def test_new_axis_on_zero_d_vjp(backend):
+    _grad_pair(lambda t: t[None, ...] * 3.0, lambda t: t[None, ...] * 3.0,
+               np.array(2.0, dtype=np.float32))
+
+
+def test_second_order_through_mask_put(backend):
+    x0 = np.random.default_rng(0).standard_normal((3, 4))
+    xa = af.asarray(x0, requires_grad=True)
+    xt = torch.tensor(x0, requires_grad=True)
+    ya = af.index_put(xa, af.asarray(x0 < 0), 0.0)
+    yt = torch.index_put(xt, (torch.tensor(x0 < 0),), torch.tensor(0.0, dtype=torch.float64))
+    ga, = af.autograd.grad((ya * ya).sum(), xa, create_graph=True)
+    gt, = torch.autograd.grad((yt * yt).sum(), xt, create_graph=True)
+    gga, = af.autograd.grad(ga.sum(), xa)  # Dask: no data-dependent shape on the way
+    ggt, = torch.autograd.grad(gt.sum(), xt)
+    assert_allclose(gga.numpy(), ggt.numpy())

@@ -1103,7 +1103,7 @@ def index_put(backend, x, key, values, /):
             or (_is_arr(k) and not _is_bool_arr(k) and 0 in tuple(k.shape)) for k in key):
         # nothing to write (Dask's __setitem__ refuses an empty region)
         return xp.asarray(x, copy=True), (key, vshape, rshape, cond, None, None)
-    if backend.lazy and _is_arr(values) and _is_bool_arr(key[0]) and all(
+    if backend.lazy and key and _is_arr(values) and _is_bool_arr(key[0]) and all(
             k is Ellipsis or (type(k) is slice and k == slice(None)) for k in key[1:]):
         # Dask: ``x[mask] = v`` with an array ``v`` (nnz values, or a row broadcast
         # along the mask) needs the unknown number of True elements; written with
@@ -1255,7 +1255,8 @@ def _index_put_vjp(xp, res, g):
         return (xp.where(mb, zero, g), None, gv)
     if cond is False:
         return (g, None, None if vshape is None else xp.zeros(vshape, dtype=g.dtype))
-    gk = _get(g, key)
+    # g[key] only where needed: with a mask on Dask its shape depends on values
+    gk = _get(g, key) if cond is not None or vshape is not None else None
     if cond is not None:
         gx = _index_put(xp, g, key, xp.where(cond, xp.zeros_like(gk), gk))
     else:
