@@ -24,7 +24,7 @@ def shapes_and_keys(draw):
     ellipsis = draw(st.sampled_from(["none", "front", "back"]))
     dims = list(shape[len(shape) - n_idx:] if ellipsis == "front" else shape[:n_idx])
     for n in dims:
-        kind = draw(st.sampled_from(["int", "slice", "arr"]))
+        kind = draw(st.sampled_from(["int", "slice", "arr", "mask"]))
         if kind == "int":
             entries.append(draw(st.integers(-n, n - 1)))
         elif kind == "slice":
@@ -32,6 +32,8 @@ def shapes_and_keys(draw):
             stop = draw(st.none() | st.integers(-n - 1, n + 1))
             step = draw(st.none() | st.integers(1, 3))
             entries.append(slice(start, stop, step))
+        elif kind == "mask":
+            entries.append(np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))))
         else:
             m = draw(st.integers(1, 3))
             entries.append(draw(st.lists(st.integers(-n, n - 1), min_size=m, max_size=m)))
@@ -52,15 +54,23 @@ def shapes_and_keys(draw):
     return shape, tuple(entries)
 
 
+def _keys(key):
+    """The key for arrayflow and for PyTorch: lists are integer index arrays, NumPy
+    arrays boolean masks."""
+    ka = tuple(af.asarray(np.array(k, dtype=np.int64)) if isinstance(k, list)
+               else af.asarray(k) if isinstance(k, np.ndarray) else k for k in key)
+    kt = tuple(torch.tensor(k, dtype=torch.int64) if isinstance(k, list)
+               else torch.tensor(k) if isinstance(k, np.ndarray) else k for k in key)
+    return ka, kt
+
+
 @hypothesis.settings(max_examples=60, deadline=None,
                      suppress_health_check=[hypothesis.HealthCheck.function_scoped_fixture])
 @hypothesis.given(case=shapes_and_keys())
 def test_getitem_matches_torch(backend, case):
     shape, key = case
     x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape) / 5.0
-    ka = tuple(af.asarray(np.array(k, dtype=np.int64)) if isinstance(k, list) else k
-               for k in key)
-    kt = tuple(torch.tensor(k, dtype=torch.int64) if isinstance(k, list) else k for k in key)
+    ka, kt = _keys(key)
     xt = torch.tensor(x, requires_grad=True)
     xa = af.asarray(x, requires_grad=True)
     try:
@@ -68,14 +78,15 @@ def test_getitem_matches_torch(backend, case):
     except IndexError:  # PyTorch refuses the key (index tensors that do not broadcast)
         yt = None
     if yt is None:
-        with pytest.raises(IndexError):
+        with pytest.raises(IndexError), af.allow_compute():
             xa[ka]
     else:
         _check(xa, xt, ka, yt, key)
 
 
 def _check(xa, xt, ka, yt, key):
-    ya = xa[ka]
+    with af.allow_compute():  # boolean masks on Dask: data-dependent shapes
+        ya = xa[ka]
     assert tuple(ya.shape) == tuple(yt.shape), (key, ya.shape, yt.shape)
     assert_allclose(ya.detach().numpy(), yt.detach().numpy())
     w = np.random.default_rng(0).standard_normal(tuple(yt.shape)).astype(np.float32)
@@ -90,9 +101,7 @@ def _check(xa, xt, ka, yt, key):
 def test_setitem_matches_torch(backend, case):
     shape, key = case
     x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape) / 5.0
-    ka = tuple(af.asarray(np.array(k, dtype=np.int64)) if isinstance(k, list) else k
-               for k in key)
-    kt = tuple(torch.tensor(k, dtype=torch.int64) if isinstance(k, list) else k for k in key)
+    ka, kt = _keys(key)
     xt = torch.tensor(x, requires_grad=True) * 1.0
     vt = torch.tensor(3.0, requires_grad=True)
     xa = af.asarray(x, requires_grad=True) * 1.0
@@ -102,10 +111,11 @@ def test_setitem_matches_torch(backend, case):
     except IndexError:
         xt = None
     if xt is None:
-        with pytest.raises(IndexError):
+        with pytest.raises(IndexError), af.allow_compute():
             xa[ka] = va * 2.0
     else:
-        xa[ka] = va * 2.0
+        with af.allow_compute():  # masks beside other index arrays: nonzero() on Dask
+            xa[ka] = va * 2.0
         assert_allclose(xa.detach().numpy(), xt.detach().numpy())
         w = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
         (xt * torch.tensor(w)).sum().backward()

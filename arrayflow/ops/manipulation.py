@@ -494,7 +494,8 @@ def norm_key(backend, shape, key, fname="getitem"):
     kinds = [_kind(backend, k) for k in keys]
     post = None
     eshape = None
-    if "bool" in kinds and "iarr" in kinds:
+    if "bool" in kinds and ("iarr" in kinds or any(
+            kd == "barr" and keys[i].ndim for i, kd in enumerate(kinds))):
         # PyTorch: a bool beside index tensors unsqueezes a new dimension there and
         # indexes it with [0] (True) or [] (False), an index tensor like the others
         used = sum(keys[i].ndim if kd == "barr" else 1 for i, kd in enumerate(kinds)
@@ -516,6 +517,26 @@ def norm_key(backend, shape, key, fname="getitem"):
                 d += m
         new_shape.extend(shape[d:])
         eshape = shape = tuple(new_shape)
+    n_masks = sum(1 for i, kd in enumerate(kinds) if kd == "barr" and keys[i].ndim)
+    if n_masks > 1 or (n_masks and "iarr" in kinds):
+        # a mask beside index arrays (or another mask) is its nonzero() index arrays
+        # (PyTorch and NumPy)
+        new_keys, new_kinds, new_len = [], [], {}
+        for i, (k, kd) in enumerate(zip(keys, kinds)):
+            if kd == "barr" and k.ndim:
+                nz = tuple(xp.nonzero(k))
+                if backend.lazy:
+                    if not _backend.compute_allowed():
+                        raise _backend.data_dependent_error(fname, backend)
+                    nz = tuple(backend.resolve_shape(a) for a in nz)
+                new_keys.extend(nz)
+                new_kinds.extend(["iarr"] * len(nz))
+            else:
+                if i in mask_len:
+                    new_len[len(new_keys)] = mask_len[i]
+                new_keys.append(k)
+                new_kinds.append(kd)
+        keys, kinds, mask_len = new_keys, new_kinds, new_len
     if "bool" in kinds or "barr" in kinds:
         zero_d = [i for i, k in enumerate(kinds)
                   if k == "bool" or (k == "barr" and keys[i].ndim == 0)]
@@ -651,29 +672,12 @@ def getitem(backend, x, key, /):
         shape0 = tuple(x.shape)
         x = xp.reshape(x, eshape)
     shape = x.shape
-    pre = None
-    plan = None
-    if sum(1 for k in key if _is_arr(k) or type(k) is int) > 1:
-        plan = _plan(xp, shape, key)
-
-    def sel(k, kd):  # an integer, or a 0-d index Tensor (PyTorch: both are selects)
-        return kd == "int" or (kd == "iarr" and k.ndim == 0)
-
-    if plan is not None and any(kd == "iarr" and k.ndim for k, kd, _ in plan) and any(
-            sel(k, kd) for k, kd, _ in plan):
-        # PyTorch applies integers first (a select), then the integer arrays, which NumPy
-        # would treat together (x[0, :, idx] is (n1, k) in PyTorch, (k, n1) in NumPy)
-        pre, rest = [], []
-        for k, kd, _ in plan:
-            if sel(k, kd):
-                pre.append(k)
-            elif kd != "none":
-                pre.extend([slice(None)] * (k.ndim if kd == "barr" else 1))
-            if not sel(k, kd):
-                rest.append(k)
-        pre = tuple(pre)
+    pre, rest = _split_selects(xp, shape, key)
+    if pre is not None:
+        # PyTorch applies integers first (a select), then the index arrays or masks, which
+        # NumPy would treat together (x[0, :, idx] is (n1, k) in PyTorch, (k, n1) in NumPy)
         x = backend.getitem(x, pre)
-        key = tuple(rest)
+        key = rest
     y = backend.getitem(x, key)
     mid = None
     if post is not None:
@@ -954,7 +958,7 @@ def _getitem_grad(xp, shape, key, g):
                     keep.append(r)
                 r += 1
             g = xp.reshape(g, tuple(g.shape[r] for r in keep))
-        if kinds.count("barr") == 1 and all(kd in ("barr", "slice") for kd in kinds):
+        if kinds.count("barr") == 1 and all(kd in ("barr", "slice", "none") for kd in kinds):
             i = kinds.index("barr")
             sls = tuple(k for k, kd, _ in plan if kd == "slice")
             if all(sl == slice(None) for sl in sls):
@@ -1092,12 +1096,27 @@ def index_put(backend, x, key, values, /):
                     for i, k in enumerate(key) if k is not None)
         if cond is False:
             return xp.asarray(x, copy=True), (key, vshape, rshape, cond, None, None)
+        if backend.lazy and cond is None and not lazy0 and (
+                not _is_arr(values) or values.ndim == 0) and any(_is_bool_arr(k) for k in key):
+            # a scalar beside a mask and new axes: written as is (the masked target's
+            # shape may be unknown on Dask)
+            rshape = None
+            k1 = key[0] if len(key) == 1 else key
+            import array_api_extra as xpx
+
+            return xpx.at(x, k1).set(values, copy=True, xp=xp), (key, vshape, rshape, cond,
+                                                                 None, None)
         tshape = tuple(backend.getitem(x, key).shape)
         v = values if _is_arr(values) else xp.asarray(values, dtype=x.dtype)
         v = xp.broadcast_to(v, rshape)
         if cond is not None:
             v = xp.where(cond, v, xp.reshape(backend.getitem(x, key), rshape))
         values = xp.reshape(v, tshape)
+    if not backend.integer_array_setitem and not backend.lazy and len(key) > 1 and any(
+            _is_bool_arr(k) for k in key):
+        # a mask beside other indices (the standard allows it only alone): its nonzero()
+        # integer arrays, written like other index arrays below
+        key = tuple(e for k in key for e in (xp.nonzero(k) if _is_bool_arr(k) else (k,)))
     if 0 in tuple(x.shape) or any(
             (type(k) is slice and k == slice(0, 0))
             or (_is_arr(k) and not _is_bool_arr(k) and 0 in tuple(k.shape)) for k in key):
@@ -1130,7 +1149,7 @@ def _split_selects(xp, shape, key):
     def sel(k, kd):
         return kd == "int" or (kd == "iarr" and k.ndim == 0)
 
-    if not (any(kd == "iarr" and k.ndim for k, kd, _ in plan)
+    if not (any(kd in ("iarr", "barr") and k.ndim for k, kd, _ in plan)
             and any(sel(k, kd) for k, kd, _ in plan)):
         return None, key
     pre, rest = [], []
@@ -1222,6 +1241,8 @@ def _mask_put(backend, xp, x, mask, v):
             f"{[int(a)] + [int(d) for d in v.shape[1:]]}"))
     pos = xp.cumulative_sum(flat) - 1 + (count - count)  # the check joins the graph
     pos = xp.where(pos < 0, xp.zeros_like(pos), pos)
+    if n == 0:  # no values (an all-False mask): gather from one placeholder row
+        v = xp.zeros((1,) + tuple(v.shape[1:]), dtype=v.dtype)
     vals = xp.reshape(xp.take(v, pos, axis=0), tuple(x.shape))
     return xp.where(mb, vals, x), n
 

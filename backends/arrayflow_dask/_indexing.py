@@ -78,6 +78,29 @@ def getitem(array, key):
         m = keys[0]
         flat = da.reshape(array, (math.prod(m.shape),) + tuple(array.shape[m.ndim:]))
         return flat[da.reshape(m, (-1,)) if _is_lazy(m) else m.reshape(-1)]
+    if "bool" in kinds and any(k is None for k in keys) and kinds.count("bool") == 1:
+        # Dask's [] misplaces new axes beside a mask (x[None, mask] came out (1, 1) for
+        # (1, 0)): index without them, then insert them where NumPy puts them
+        out = array[tuple(k for k in keys if k is not None)]
+        pos, r, n_ell = [], 0, array.ndim - sum(
+            k.ndim if _kind(k) == "bool" else 1 for k in keys
+            if k is not None and k is not Ellipsis)
+        for k in keys:
+            if k is None:
+                pos.append(r)
+                r += 1
+            elif k is Ellipsis:
+                r += n_ell
+            elif _kind(k) != "int":
+                r += 1  # a slice, or the mask's one result dimension
+        new, src = [], 0
+        for j in range(out.ndim + len(pos)):
+            if j in pos:
+                new.append(None)
+            else:
+                new.append(slice(None))
+                src += 1
+        return out[tuple(new)]  # (expand_dims reshapes: it fails on unknown sizes)
     if n_arrays == 0 or "bool" in kinds:
         return array[key]  # basic indexing, or boolean masks: Dask's own
     if n_arrays == 1 and "int" not in kinds and not any(k is None for k in keys) \
