@@ -9,6 +9,10 @@ import arrayflow as af
 from arrayflow.examples import train
 
 
+def nothing() -> None:
+    """Return at once (starts the forkserver)."""
+
+
 def saved_object(version: int) -> dict:
     """One of two distinguishable checkpoints (about 400 KB each)."""
     return {"w": af.full((100_000,), float(version)), "version": version,

@@ -42,6 +42,10 @@ def ctx():
     c.set_forkserver_preload(["arrayflow", "arrayflow.examples.train", "sklearn.datasets",
                               "sklearn.model_selection", "tqdm", "matplotlib.pyplot",
                               "fault_child"])
+    p = c.Process(target=fault_child.nothing)  # start the server (and its imports) now,
+    p.start()  # not inside the first measured or killed run
+    p.join()
+    assert p.exitcode == 0
     return c
 
 
@@ -132,6 +136,7 @@ def test_sigkill_during_training_resumes_bit_identical(ctx, tmp_path):
     span = time.perf_counter() - t  # one whole run in a child, checkpoints included
     rng = random.Random(5)
     killed = chains = 0
+    seen = set()  # the checkpoint steps found after the kills
     while killed < KILLS:
         out = str(tmp_path / f"chain{chains}")
         last_step = -1
@@ -140,9 +145,10 @@ def test_sigkill_during_training_resumes_bit_identical(ctx, tmp_path):
                     if os.path.exists(os.path.join(out, "latest")) else BASE + ["--out", out])
             p = ctx.Process(target=fault_child.train_main, args=(argv,))
             p.start()
-            if killed < KILLS and _kill_after(p, rng.uniform(0.0, span / 3)):
+            if killed < KILLS and _kill_after(p, rng.uniform(0.0, span * 0.6)):
                 killed += 1
                 last_step = _check_dir(out, last_step)
+                seen.add(last_step)
                 continue
             p.join()
             assert p.exitcode == 0
@@ -152,5 +158,5 @@ def test_sigkill_during_training_resumes_bit_identical(ctx, tmp_path):
         with open(os.path.join(out, "history.json")) as f:
             assert json.load(f)["loss"] == expected_loss
         chains += 1
-    print(f"span {span:.2f}s, {chains} chains")
-    assert chains >= 2
+    # the kills landed at several points of the run (before the first checkpoint is -1)
+    assert len(seen) >= 3, seen
