@@ -301,3 +301,18 @@ def test_second_order_through_mask_put(backend):
     gga, = af.autograd.grad(ga.sum(), xa)  # Dask: no data-dependent shape on the way
     ggt, = torch.autograd.grad(gt.sum(), xt)
     assert_allclose(gga.numpy(), ggt.numpy())
+
+
+M2, M4 = np.array([True, False]), np.array([True, False, True, True])
+
+
+@pytest.mark.parametrize("key", [(None, M2), (Ellipsis, None, M4), (None, Ellipsis, M4, None),
+                                 (0, slice(None), M4), (slice(None), 1, None, M4),
+                                 (None, np.array([False, False]))])
+def test_masks_beside_new_axes_and_integers(backend, key):
+    # Dask's own [] gave x[None, mask] the shape (1, 1) where NumPy/PyTorch give (1, 0)
+    # (silently); an integer beside a mask is a select first in PyTorch
+    x3 = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    ka = tuple(af.asarray(k) if isinstance(k, np.ndarray) else k for k in key)
+    kt = tuple(torch.tensor(k) if isinstance(k, np.ndarray) else k for k in key)
+    _grad_pair(lambda t: t[ka], lambda t: t[kt], x3)
