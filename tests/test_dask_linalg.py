@@ -129,11 +129,14 @@ KEYS = {
     "adjacent-after-slice": lambda: (slice(1, None), np.array([0, 2]), np.array([1, 3])),
     "int-slice-array": lambda: (1, slice(None), np.array([3, 0, 3])),
 }
+TORCH_ORDER = {"int-slice-array": lambda a: a[1][:, [3, 0, 3]]}
+"""Keys where PyTorch's rule differs from NumPy's: an integer beside index arrays selects first
+(``x[1, :, idx]`` has shape (4, 3), NumPy's (3, 4)); checked against torch 2.13 by hand."""
 
 
 @pytest.mark.parametrize("name", sorted(KEYS))
 @pytest.mark.parametrize("index_backend", ["dask", "numpy-raw"])
-def test_integer_array_indexing_matches_numpy_and_stays_lazy(name, index_backend):
+def test_integer_array_indexing_matches_pytorch_and_stays_lazy(name, index_backend):
     a = np.arange(5 * 4 * 5, dtype="float64").reshape(5, 4, 5)
     key = KEYS[name]()
     with on_backend("dask") as b:
@@ -145,11 +148,15 @@ def test_integer_array_indexing_matches_numpy_and_stays_lazy(name, index_backend
         with forbid_compute(b):
             y = x[tkey]
         assert b.is_array(y.array)
-        np.testing.assert_array_equal(y.numpy(), a[key])
+        expected = TORCH_ORDER[name](a) if name in TORCH_ORDER else a[key]
+        np.testing.assert_array_equal(y.numpy(), expected)
 
 
-def test_integer_arrays_with_new_axis_raise_clearly():
-    with on_backend("dask"):
-        x = _dask_tensor(np.zeros((5, 3, 3)))
-        with pytest.raises(NotImplementedError, match="None"):
-            x[np.array([0, 1]), None, np.array([1, 2])]
+def test_integer_arrays_with_new_axis_stay_lazy_and_match():
+    a = np.arange(45.0).reshape(5, 3, 3)
+    with on_backend("dask") as b:
+        x = _dask_tensor(a)
+        with forbid_compute(b):
+            y = x[np.array([0, 1]), None, np.array([1, 2])]
+        assert y.shape == (2, 1, 3)  # torch 2.13 and NumPy agree here
+        np.testing.assert_array_equal(y.numpy(), a[np.array([0, 1]), None, np.array([1, 2])])

@@ -47,15 +47,7 @@ _H3 = "H3's area (promotion, aliases, Tensor method defaults)"
 _H6 = "H6's area (indexing, losses' target checks)"
 _H4 = "H4's area (autograd core, in-place, views)"
 
-XFAIL: dict[tuple[str, str], str] = {
-    ("vjp", "getitem-0d-newaxis@dask"): "Dask: the VJP of x[None, ...] on a 0-d Tensor raises "
-                                        f"IndexError (tuple index out of range) — {_H6}",
-    ("vjp2", "getitem-0d-newaxis@dask"): "Dask: the VJP of x[None, ...] on a 0-d Tensor raises "
-                                         f"IndexError (tuple index out of range) — {_H6}",
-    ("vjp2", "index_put-boolean-mask@dask"): "Dask: the second derivative through x[mask] = v "
-                                             "raises DataDependentShapeError (PyTorch: defined) "
-                                             f"— {_H6}",
-}
+XFAIL: dict[tuple[str, str], str] = {}
 """``(kind, case id) -> reason``: known bugs in other helpers' areas (strict xfails: they flip
 when the bug is fixed). ``kind`` is values, vjp or vjp2; the id may end in ``@backend``."""
 
