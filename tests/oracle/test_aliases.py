@@ -61,7 +61,7 @@ CASES = [
 ]
 
 XFAIL: dict[str, str] = {}
-"""Case ids with a known mismatch in another helper's area (strict xfails)."""
+"""Case ids with a known mismatch (strict xfails: they flip when fixed)."""
 
 
 def _torch_fn(name):

@@ -201,7 +201,7 @@ DIFFERENCES: dict[str, str] = {}
 """Method calls where arrayflow deliberately differs (skipped with the reason)."""
 
 XFAIL: dict[str, str] = {}
-"""Method ids with a known mismatch in another helper's area (strict xfails)."""
+"""Method ids with a known mismatch (strict xfails: they flip when fixed)."""
 
 OPERATORS = [
     ("__add__", operator.add, X, T((4,))), ("__radd__", lambda a, b: 2.0 + a, X, None),

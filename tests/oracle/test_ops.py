@@ -42,14 +42,9 @@ NOT_DIFFERENTIATED = {"linalg.eig", "linalg.eigvals"}
 """Complex eigen-decompositions of real input: the gauge (phase) of complex eigenvectors and
 the eigenvalue order differ between LAPACK calls; their values are compared, not their VJPs."""
 
-_H5 = "H5's area (complex autograd, NaN at singular points in VJPs)"
-_H3 = "H3's area (promotion, aliases, Tensor method defaults)"
-_H6 = "H6's area (indexing, losses' target checks)"
-_H4 = "H4's area (autograd core, in-place, views)"
-
 XFAIL: dict[tuple[str, str], str] = {}
-"""``(kind, case id) -> reason``: known bugs in other helpers' areas (strict xfails: they flip
-when the bug is fixed). ``kind`` is values, vjp or vjp2; the id may end in ``@backend``."""
+"""``(kind, case id) -> reason``: known bugs (strict xfails: they flip when the bug is fixed;
+empty: no known mismatch). ``kind`` is values, vjp or vjp2; the id may end in ``@backend``."""
 
 def _mark(kind, case, backend):
     for key in ((kind, f"{case.id}@{backend}"), (kind, case.id)):
