@@ -218,6 +218,18 @@ def category(dtype: DType) -> int:
     return _CATEGORY[dtype.kind]
 
 
+def can_cast_inplace(src: DType, dst: DType) -> builtins.bool:
+    """Whether an in-place result of dtype ``src`` may be cast back to ``dst`` (PyTorch).
+
+    PyTorch's ``canCast`` for in-place ops and ``out=``: no complex to real, no floating to
+    integer, no non-bool to bool; anything else (also a narrowing such as float64 to
+    float32) is cast. Source: PyTorch ``c10::canCast``.
+    """
+    if src.kind == "complex floating" and dst.kind != "complex floating":
+        return False
+    return _CATEGORY[src.kind] <= _CATEGORY[dst.kind]
+
+
 def _complex_of(bits: int) -> DType:
     return complex64 if bits <= 32 else complex128
 

@@ -860,13 +860,18 @@ class Tensor:
         records = self._check_inplace(name, other)
         result = fn(self, other)
         if result.dtype is not self.dtype:
-            raise TypeError(
-                f"Tensor.{name}: the result dtype {result.dtype} of an in-place operation "
-                f"must equal the Tensor's dtype {self.dtype} (array API standard)")
-        if result.shape != self.shape:
-            raise ValueError(
-                f"Tensor.{name}: the result shape {result.shape} of an in-place operation "
-                f"must equal the Tensor's shape {self.shape}")
+            # PyTorch casts an in-place result back to the Tensor's dtype where canCast
+            # allows (float64 into float32, int64 into int32) and raises otherwise; the
+            # standard only requires that the dtype does not change.
+            if not _dtypes.can_cast_inplace(result.dtype, self.dtype):
+                raise RuntimeError(
+                    f"Tensor.{name}: result type {result.dtype} can't be cast to the desired "
+                    f"output type {self.dtype}")
+            result = result.astype(self.dtype)
+        if result.shape != self.shape:  # PyTorch's RuntimeError and words
+            raise RuntimeError(
+                f"Tensor.{name}: output with shape {list(self.shape)} doesn't match the "
+                f"broadcast shape {list(result.shape)}")
         if records:
             from .autograd.graph import inplace_input_consumed
 

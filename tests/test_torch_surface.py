@@ -119,13 +119,47 @@ def test_inplace_on_leaf_that_requires_grad_raises_as_torch(backend, name):
         call(tl)
 
 
+INPLACE_CASTS = [("float32", "float64"), ("float64", "float32"), ("int64", "float32"),
+                 ("float32", "int64"), ("int32", "int64"), ("int64", "int32"), ("bool", "int64"),
+                 ("int64", "bool"), ("float32", "complex64"), ("complex64", "float64"),
+                 ("complex64", "complex128")]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("dst", "src"), INPLACE_CASTS, ids=[f"{d}-{s}" for d, s in INPLACE_CASTS])
+@pytest.mark.parametrize("spelling", ["add_", "+="])
+def test_inplace_result_cast_back_as_torch(backend, dst, src, spelling):
+    """PyTorch casts an in-place result to the Tensor's dtype where canCast allows
+    (``f32.add_(f64)`` stays float32) and raises RuntimeError otherwise, leaving it unchanged."""
+    def run(lib, make):
+        t = make([1, 0, 1], getattr(lib, dst))
+        o = make([2, 3, 1], getattr(lib, src))
+        try:
+            if spelling == "add_":
+                t.add_(o)
+            else:
+                t += o
+        except RuntimeError:
+            return "raises", make([1, 0, 1], getattr(lib, dst)), t
+        return "ok", t, t
+
+    want, tt, _ = run(torch, lambda v, d: torch.tensor(v, dtype=d))
+    with on_backend(backend):
+        got, ot, kept = run(af, lambda v, d: af.asarray(v, dtype=d))
+        assert got == want
+        assert ot.dtype is getattr(af, dst)
+        np.testing.assert_array_equal(ot.numpy(), tt.numpy())
+        if got == "raises":  # a failed call changes nothing
+            np.testing.assert_array_equal(kept.numpy(), tt.numpy())
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_inplace_dtype_rules(backend):
     with on_backend(backend):
         i = af.asarray([1, 2, 3])
-        with pytest.raises(TypeError):  # torch: RuntimeError "result type Float can't be cast"
+        with pytest.raises(RuntimeError, match="can't be cast"):  # torch's type and words
             i.add_(1.5)
-        with pytest.raises(TypeError):
+        with pytest.raises(RuntimeError, match="can't be cast"):
             i.div_(2)
         assert i.numpy().tolist() == [1, 2, 3]
         i.div_(2, rounding_mode="floor")
