@@ -767,3 +767,27 @@ def test_namespace_view_functions_and_reshape_copy(backend):
     tm = torch.movedim(t.reshape(2, 2), 0, 1)
     tm[0, 1] = 100.0
     assert_allclose(x.numpy(), t.numpy())
+
+
+def test_mark_non_differentiable_on_an_input_returned_as_is_matches_torch(backend):
+    """``ctx.mark_non_differentiable(b)`` where ``b`` is an input returned unchanged: the
+    output does not require grad (torch), although apply gives it a new Tensor."""
+    def make(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                ctx.mark_non_differentiable(b)
+                return a * 2, b
+
+            @staticmethod
+            def backward(ctx, g, gb):
+                return g * 2, None
+        return F
+
+    seen = []
+    for lib, (a, b) in zip((torch, af), zip(_pair([1.0, 2.0], True), _pair([3.0, 4.0], True))):
+        x, y = make(lib).apply(a, b)
+        seen.append((x.requires_grad, y.requires_grad, y.grad_fn is None))
+        x.sum().backward()
+        assert_allclose(_np(a.grad), [2.0, 2.0])
+    assert seen[1] == seen[0] == (True, False, True)

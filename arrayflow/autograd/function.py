@@ -362,7 +362,10 @@ class Function(metaclass=_FunctionMeta):
             if isinstance(o, Tensor) and id(o) in input_ids and id(o) not in ctx._dirty:
                 from ._views import function_alias
 
+                marked = id(o) in ctx._non_differentiable
                 o = function_alias(o, cls.__name__, k)
+                if marked:  # the mark follows the input to its new Tensor
+                    ctx._non_differentiable.add(id(o))
             new_outputs.append(o)
         outputs = tuple(new_outputs)
         if grad_inputs:
