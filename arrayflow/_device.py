@@ -147,6 +147,25 @@ def as_device(obj) -> device | None:
     return None
 
 
+def cuda_device(device_arg, fname: str) -> device:
+    """The CUDA device a ``.cuda(device)`` call names (PyTorch ``Tensor.cuda``/``Module.cuda``):
+    None is ``cuda``, an int the CUDA device of that index, else a CUDA device or string.
+
+    Raises
+    ------
+    RuntimeError
+        PyTorch's "Invalid device, must be cuda device" for a device of another type.
+    """
+    if device_arg is None:
+        return device("cuda")
+    if isinstance(device_arg, int) and not isinstance(device_arg, builtins.bool):
+        return device("cuda", device_arg)
+    dev = device(device_arg)
+    if dev.type != "cuda":
+        raise RuntimeError(f"{fname}: Invalid device, must be cuda device, got {dev}")
+    return dev
+
+
 def _backend_for(dev: device, current, fname: str):
     if getattr(current, "device_type", "cpu") == dev.type:
         return current

@@ -1083,16 +1083,9 @@ class Tensor:
             A ``RuntimeError`` when no CUDA backend can run here; the message says why
             (no GPU, the library not installed) and what to install.
         """
-        from ._device import device as _device_cls
+        from ._device import cuda_device
 
-        if device is None:
-            dev = _device_cls("cuda")
-        elif isinstance(device, int) and not isinstance(device, builtins.bool):
-            dev = _device_cls("cuda", device)
-        else:
-            dev = _device_cls(device)
-            if dev.type != "cuda":
-                raise RuntimeError(f"Tensor.cuda: Invalid device, must be cuda device, got {dev}")
+        dev = cuda_device(device, "Tensor.cuda")
         return self.to(dev)
 
     def _new(self, fname, fn, args, kwargs):

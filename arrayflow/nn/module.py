@@ -1176,16 +1176,9 @@ class Module:
         BackendUnavailableError
             A ``RuntimeError`` when no CUDA backend can run here, saying what to install.
         """
-        from .._device import device as _device_cls
+        from .._device import cuda_device
 
-        if device is None:
-            dev = _device_cls("cuda")
-        elif isinstance(device, int) and not isinstance(device, builtins.bool):
-            dev = _device_cls("cuda", device)
-        else:
-            dev = _device_cls(device)
-            if dev.type != "cuda":
-                raise RuntimeError(f"Module.cuda: Invalid device, must be cuda device, got {dev}")
+        dev = cuda_device(device, "Module.cuda")
         # resolve before moving anything: a failed call changes nothing
         from .. import _backend
         from .._device import resolve_device

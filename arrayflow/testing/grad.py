@@ -77,14 +77,17 @@ def is_grad_case(case: OpCase) -> bool:
     return bool(leaves) and all(a.size <= 64 for a in leaves) and _real_outputs(case)
 
 
-class _LazyCases:
-    """The selected cases, computed (with NumPy) on first use."""
+class LazyCases:
+    """A sequence of cases computed (with NumPy) on first use: ``build()`` gives them."""
 
-    _cases: tuple[OpCase, ...] | None = None
+    def __init__(self, build, name: str) -> None:
+        self._build = build
+        self._name = name
+        self._cases: tuple[OpCase, ...] | None = None
 
     def _get(self) -> tuple[OpCase, ...]:
         if self._cases is None:
-            self._cases = tuple(c for c in CASES if is_grad_case(c))
+            self._cases = tuple(self._build())
         return self._cases
 
     def __iter__(self):
@@ -97,10 +100,10 @@ class _LazyCases:
         return self._get()[i]
 
     def __repr__(self):
-        return f"GRAD_CASES({len(self)} cases)"
+        return f"{self._name}({len(self)} cases)"
 
 
-GRAD_CASES = _LazyCases()
+GRAD_CASES = LazyCases(lambda: (c for c in CASES if is_grad_case(c)), "GRAD_CASES")
 """The cases of :data:`arrayflow.testing.CASES` selected by :func:`is_grad_case` (a sequence)."""
 
 

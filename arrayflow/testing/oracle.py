@@ -39,6 +39,7 @@ from .cases import (
     np,
 )
 from .cases import DTypeArg as _DTypeArg
+from .grad import LazyCases
 
 __all__ = ["DIFFERENCES", "NO_COUNTERPART", "ORACLE_CASES", "PIECEWISE", "TORCH",
            "TORCH_VJP", "assert_same", "oracle_tolerance", "to_torch", "torch_dtype_name"]
@@ -826,25 +827,6 @@ def _extra_cases() -> list[OpCase]:
     return c
 
 
-class _LazyOracleCases:
-    """The compared cases, built on first use."""
-
-    _cases: tuple[OpCase, ...] | None = None
-
-    def _get(self) -> tuple[OpCase, ...]:
-        if self._cases is None:
-            self._cases = tuple(c for c in CASES + tuple(_extra_cases()) if c.op in TORCH)
-        return self._cases
-
-    def __iter__(self):
-        return iter(self._get())
-
-    def __len__(self):
-        return len(self._get())
-
-    def __getitem__(self, i):
-        return self._get()[i]
-
-
-ORACLE_CASES = _LazyOracleCases()
+ORACLE_CASES = LazyCases(
+    lambda: (c for c in CASES + tuple(_extra_cases()) if c.op in TORCH), "ORACLE_CASES")
 """Every case compared with PyTorch (the table's cases of mapped ops, then the extra ones)."""
