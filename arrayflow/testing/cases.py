@@ -123,6 +123,10 @@ class OpCase:
     lazy : bool
         Whether the call works on lazy backends (False for data-dependent
         shapes and for functions Dask lacks); ``lazy_note`` says why not.
+    lazy_raises : tuple or None
+        ``(exception type, regex)`` that the call raises on a lazy backend, for
+        a case with ``lazy=False`` whose call fails there instead of computing;
+        None means the call must succeed (and match the reference) everywhere.
     tol : dict
         ``{dtype name: (rtol, atol)}`` overriding :func:`default_tolerance`.
     values : bool
@@ -145,6 +149,7 @@ class OpCase:
     differentiable: bool | None = None
     lazy: bool = True
     lazy_note: str = ""
+    lazy_raises: tuple[type[BaseException], str] | None = None
     tol: dict[str, Tolerance] = field(default_factory=dict)
     values: bool = True
     check: Callable[[Any, Any], None] | None = None
@@ -581,7 +586,8 @@ def _creation_cases():
         OpCase("from_dlpack", lambda rng: ((Raw(_arr(rng, (2, 3), "float32")),), {}),
                label="numpy-producer"),
         OpCase("from_dlpack", _inputs(((3, 2), "int32")), label="tensor", lazy=False,
-               lazy_note="Dask arrays do not implement __dlpack__"),
+               lazy_note="Dask arrays do not implement __dlpack__",
+               lazy_raises=(AttributeError, "__dlpack__")),
         OpCase("randn", _const(2, 3), lambda *s: np.empty(s, dtype=f32), "varargs",
                values=False, check=_check_normal),
         OpCase("randn", _const((4,), dtype=D("float64")),
