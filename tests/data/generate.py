@@ -1,0 +1,168 @@
+"""Regenerate the golden values in ``tests/data/*.json`` from PyTorch.
+
+Every number in these files is an output of PyTorch 2.13.0 (CPU, float64), the version
+installed by the ``oracle`` extra; nothing in them comes from arrayflow. The inputs and the
+calls are the test files' own (imported from them), so a case added to a test file gets its
+reference by re-running this script::
+
+    .venv/bin/python tests/data/generate.py            # rewrite every file
+    .venv/bin/python tests/data/generate.py --check    # exit 1 if a file would change
+
+The script is deterministic: inputs are closed-form (``sin``/``cos`` of indices, no random
+draws), PyTorch runs single-threaded, and the JSON is written with sorted keys and
+``repr``-exact floats, so a re-run on the same PyTorch rewrites identical bytes.
+
+Files
+-----
+``nn_functional.json``
+    For each ``Case`` of ``tests/test_nn_functional.py``: ``out`` is the float64 output of
+    ``case.fn(torch.nn.functional, **inputs)`` and ``grads[k]`` the gradient of
+    ``sum(out * _cot(out.shape))`` with respect to differentiable input ``k``.
+``optim.json``
+    ``trajectories[id]``: ``cat(W.flatten(), b)`` after each of ``STEPS`` steps of
+    ``torch.optim.<Name>([W, b], **options)`` on ``mean((tanh(X @ W + b) - Y) ** 2)``, for
+    each ``(Name, options)`` of ``OPTIMIZER_CONFIGS`` in ``tests/test_optim.py``;
+    ``groups``: the same with two parameter groups (``test_param_groups_trajectory...``);
+    ``schedules[name]``: ``get_last_lr()[0]`` after construction and after each of 12
+    ``optimizer.step(); scheduler.step()`` with SGD at lr=0.1 (``make_torch_scheduler``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+DATA = Path(__file__).resolve().parent
+TESTS = DATA.parent
+TORCH_VERSION = "2.13.0"
+
+
+def _torch():
+    import torch
+
+    if torch.__version__.split("+")[0] != TORCH_VERSION:
+        raise SystemExit(f"generate.py: the golden values come from PyTorch {TORCH_VERSION}, "
+                         f"this is {torch.__version__}")
+    torch.set_num_threads(1)
+    return torch
+
+
+def _header(what):
+    import torch
+
+    return {"source": f"PyTorch {torch.__version__} (CPU, float64), {what}; "
+                      "regenerate with tests/data/generate.py, do not edit by hand"}
+
+
+# --- tests/test_nn_functional.py --------------------------------------------------------------
+def nn_functional():
+    torch = _torch()
+    import test_nn_functional as t
+    import torch.nn.functional as TF
+
+    cases = {}
+    for case in t.CASES:
+        grads = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True)
+                 for k, v in case.grad.items()}
+        const = {k: torch.from_numpy(np.asarray(v)) for k, v in case.const.items()}
+        out = case.fn(TF, **grads, **const)
+        (out * torch.from_numpy(t._cot(tuple(out.shape)))).sum().backward()
+        cases[case.name] = {"out": out.detach().numpy().tolist(),
+                            "grads": {k: g.grad.numpy().tolist() for k, g in grads.items()}}
+    return {**_header("torch.nn.functional outputs and input gradients of "
+                      "tests/test_nn_functional.py's CASES"), "cases": cases}
+
+
+# --- tests/test_optim.py -----------------------------------------------------------------------
+def _torch_params(torch, t):
+    w = torch.tensor(t.W0, dtype=torch.float64, requires_grad=True)
+    b = torch.tensor(t.B0, dtype=torch.float64, requires_grad=True)
+    return w, b
+
+
+def _torch_run(torch, t, opt, w, b):
+    x = torch.tensor(t.X, dtype=torch.float64)
+    y = torch.tensor(t.Y, dtype=torch.float64)
+    steps = []
+    for _ in range(t.STEPS):
+        opt.zero_grad()
+        torch.mean((torch.tanh(x @ w + b) - y) ** 2).backward()
+        opt.step()
+        steps.append(torch.cat([w.detach().reshape(-1), b.detach()]).tolist())
+    return steps
+
+
+def make_torch_scheduler(torch, name, opt):
+    """PyTorch's twin of ``tests/test_optim.py::make_scheduler``."""
+    sched = torch.optim.lr_scheduler
+    if name == "StepLR":
+        return sched.StepLR(opt, 3, gamma=0.5)
+    if name == "CosineAnnealingLR":
+        return sched.CosineAnnealingLR(opt, 4, eta_min=0.01)
+    return sched.LambdaLR(opt, lambda e: 0.9**e + 0.01 * e)
+
+
+def optim():
+    torch = _torch()
+    import test_optim as t
+
+    trajectories = {}
+    for cid, (name, options) in zip(t.config_ids(t.OPTIMIZER_CONFIGS), t.OPTIMIZER_CONFIGS):
+        w, b = _torch_params(torch, t)
+        trajectories[cid] = _torch_run(torch, t, getattr(torch.optim, name)([w, b], **options),
+                                       w, b)
+    w, b = _torch_params(torch, t)
+    opt = torch.optim.SGD([{"params": [w]}, {"params": b, "lr": 0.01, "momentum": 0.5}],
+                          lr=0.1, momentum=0.9)
+    groups = _torch_run(torch, t, opt, w, b)
+    schedules = {}
+    for name in t.SCHEDULERS:
+        p = torch.zeros(1, dtype=torch.float64, requires_grad=True)
+        opt = torch.optim.SGD([p], lr=0.1)
+        sched = make_torch_scheduler(torch, name, opt)
+        lrs = [sched.get_last_lr()[0]]
+        for _ in range(12):
+            opt.step()
+            sched.step()
+            lrs.append(sched.get_last_lr()[0])
+        schedules[name] = lrs
+    return {**_header("torch.optim trajectories and lr_scheduler learning rates of "
+                      "tests/test_optim.py"),
+            "trajectories": trajectories, "groups": groups, "schedules": schedules}
+
+
+FILES = {"nn_functional.json": nn_functional, "optim.json": optim}
+
+
+def _dump(obj):
+    return json.dumps(obj, indent=1, sort_keys=True) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="compare with the files on disk instead of writing them")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(TESTS))  # the test modules and their conftest
+    stale = []
+    for fname, make in FILES.items():
+        text = _dump(make())
+        path = DATA / fname
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(fname)
+        else:
+            path.write_text(text)
+            print(f"wrote {path.relative_to(TESTS.parent)}")
+    if stale:
+        print("out of date: " + ", ".join(stale))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
