@@ -9,9 +9,9 @@ from __future__ import annotations
 import contextlib
 
 from . import _backend
+from .ops import _registry
 from .ops._registry import _wrap1
 from .overrides import overridable
-from .tensor import Tensor
 
 __all__ = ["allow_compute", "compute"]
 
@@ -44,7 +44,7 @@ def compute(*tensors):
     out = list(tensors)
     groups: dict[int, tuple] = {}
     for i, t in enumerate(tensors):
-        if isinstance(t, Tensor):
+        if isinstance(t, _registry.Tensor):  # the Tensor class, filled by tensor.py
             b = t._backend
             groups.setdefault(id(b), (b, []))[1].append(i)
     for b, idx in groups.values():

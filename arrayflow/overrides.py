@@ -396,19 +396,15 @@ class ArrayflowFunctionMode:
 
 # --- the testing API ------------------------------------------------------------------------------
 
+# The public namespaces the testing API lists, in this order (``arrayflow``,
+# ``arrayflow.linalg``, ``arrayflow.fft``, ``arrayflow.nn.functional``). They sit above this
+# module, so ``arrayflow/__init__.py`` hands them down once they are imported (imports flow
+# one way: tests/test_layers.py).
+_NAMESPACES: list = []
+
+
 def _namespaces():
-    import arrayflow
-    import arrayflow.fft
-    import arrayflow.linalg
-
-    spaces = [arrayflow, arrayflow.linalg, arrayflow.fft]
-    try:
-        import arrayflow.nn.functional as F  # the nn issue adds it
-
-        spaces.append(F)
-    except ImportError:
-        pass
-    return spaces
+    return list(_NAMESPACES)
 
 
 def get_overridable_functions() -> dict:
@@ -419,8 +415,6 @@ def get_overridable_functions() -> dict:
     methods and operators. As in PyTorch, a module's entry lists what its public names
     (no leading ``_``) hold: private helpers and re-exported modules are left out.
     """
-    from .ops import Op
-
     out: dict = {}
     for ns in _namespaces():
         seen = []
@@ -428,7 +422,7 @@ def get_overridable_functions() -> dict:
             if name.startswith("_"):
                 continue
             obj = getattr(ns, name)
-            if (isinstance(obj, Op) or obj in _THIRD_PARTY) and obj not in seen:
+            if (isinstance(obj, _registry.Op) or obj in _THIRD_PARTY) and obj not in seen:
                 seen.append(obj)
         out[ns] = seen
     out[_registry.Tensor] = [getattr(_registry.Tensor, n) for n in _tensor_methods()]
@@ -469,11 +463,9 @@ def resolve_name(f) -> str | None:
 
 
 def _tensor_methods():
-    from .ops import Op
-
     names = []
     for name, obj in vars(_registry.Tensor).items():
-        if isinstance(obj, Op) or name in _OPERATORS or getattr(obj, "_arrayflow_method",
+        if isinstance(obj, _registry.Op) or name in _OPERATORS or getattr(obj, "_arrayflow_method",
                                                                   False):
             names.append(name)
     return sorted(names)

@@ -20,7 +20,12 @@ import builtins
 import operator
 import sys
 
-from . import _backend, _dtypes
+from . import _backend, _dtypes, autograd
+from ._device import as_device, cuda_device, resolve_device
+from ._lazy import compute
+from .autograd._views import forward_chain, own_copy, rebase_view, refresh, scatter_chain
+from .autograd.grad_mode import is_grad_enabled_fast
+from .autograd.graph import _RemovableHandle, grad_edge, inplace_input_consumed
 from .ops import aliases as _al
 from .ops import creation as _c
 from .ops import dtypes as _dt
@@ -29,7 +34,9 @@ from .ops import linalg as _la
 from .ops import manipulation as _m
 from .ops import reductions as _r
 from .ops import searching as _s
-from .ops._registry import overridable_method, register_tensor_type
+from .ops._registry import _dispatch, overridable_method, register_tensor_type
+from .ops.chunking import persist, rechunk
+from .overrides import DisableArrayflowFunctionSubclass
 
 __all__ = ["Tensor", "Size"]
 
@@ -79,16 +86,12 @@ class _ViewCell:
     def array(self):
         root = self.root
         if self._seen != root.version:
-            from .autograd._views import forward_chain
-
             self._arr = forward_chain(self.steps, root.array)
             self._seen = root.version
         return self._arr
 
     @array.setter
     def array(self, new):
-        from .autograd._views import scatter_chain
-
         root = self.root
         root.array = scatter_chain(self.steps, root.array, new)
         self._arr = new
@@ -296,8 +299,6 @@ class Tensor:
         """
         if not all(issubclass(cls, t) for t in types):
             return NotImplemented
-        from .overrides import DisableArrayflowFunctionSubclass
-
         with DisableArrayflowFunctionSubclass():
             result = func(*args, **(kwargs or {}))
         return _convert(result, cls)
@@ -317,8 +318,6 @@ class Tensor:
         t = object.__new__(cls)
         cell = self._cell
         if type(cell) is _ViewCell and cell.owner is not None and cell.owner() is self:
-            from .autograd._views import own_copy
-
             cell = own_copy(cell, t)  # still a view of the base (writes rebase it)
         t._init(cell.array, self._backend, cell)
         t._requires_grad = self._requires_grad
@@ -329,8 +328,6 @@ class Tensor:
         return t
 
     def _get_grad_acc(self):
-        from .autograd.graph import grad_edge
-
         return grad_edge(self)[0]
 
     # --- fields ----------------------------------------------------------------
@@ -475,8 +472,6 @@ class Tensor:
         ``gradient`` is required unless the Tensor has one element (PyTorch's
         rule). See :func:`arrayflow.autograd.backward`.
         """
-        from . import autograd
-
         autograd.backward(self, None if gradient is None else (gradient,),
                           retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
@@ -497,8 +492,6 @@ class Tensor:
                 "require gradient")
         if self.grad_fn is not None:
             return self.grad_fn._add_tensor_hook(self._output_nr, hook)
-        from .autograd.graph import _RemovableHandle
-
         if self._hooks is None:
             self._hooks = []
         self._hooks.append(hook)
@@ -646,8 +639,6 @@ class Tensor:
         """
         import array_api_compat
 
-        from ._device import as_device
-
         if as_device(device) is not None:
             return self.to(device)
 
@@ -756,8 +747,6 @@ class Tensor:
         self._commit(_m.index_put.forward(self._backend, arr, key, value)[0])
 
     def _records_inplace(self, other) -> builtins.bool:
-        from .autograd.grad_mode import is_grad_enabled_fast
-
         return (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) \
             and is_grad_enabled_fast()
 
@@ -771,8 +760,6 @@ class Tensor:
             while grad mode is on, into a view created under ``no_grad`` of a Tensor that
             requires grad while grad mode is on, or into a broadcast (expanded) view.
         """
-        from .autograd.grad_mode import is_grad_enabled_fast
-
         cell = self._cell
         view = type(cell) is _ViewCell
         if view and cell.writable is False:
@@ -817,8 +804,6 @@ class Tensor:
         cell = self._cell
         if result is not None and type(cell) is _ViewCell and cell.owner is not None \
                 and cell.owner() is self:
-            from .autograd._views import rebase_view
-
             rebase_view(self, result)  # writes the storage, CopySlices on the base
             return
         cell.array = new_array
@@ -832,8 +817,6 @@ class Tensor:
             self._set_history(result.grad_fn, result._output_nr)
         cell = self._cell
         if type(cell) is _Cell and cell.views:
-            from .autograd._views import refresh
-
             refresh(cell)
 
     def _assign(self, new_array, name="_assign") -> Tensor:
@@ -873,8 +856,6 @@ class Tensor:
                 f"Tensor.{name}: output with shape {list(self.shape)} doesn't match the "
                 f"broadcast shape {list(result.shape)}")
         if records:
-            from .autograd.graph import inplace_input_consumed
-
             inplace_input_consumed(result.grad_fn, self)
             self._commit(result._cell.array, result)
         else:
@@ -943,22 +924,16 @@ class Tensor:
 
     def rechunk(self, chunks="auto") -> Tensor:
         """This Tensor in blocks of ``chunks`` (see :func:`arrayflow.rechunk`); differentiable."""
-        from .ops.chunking import rechunk
-
         return rechunk(self, chunks)
 
     def persist(self) -> Tensor:
         """Compute and keep the values in (distributed) memory, staying lazy
         (see :func:`arrayflow.persist`); differentiable."""
-        from .ops.chunking import persist
-
         return persist(self)[0]
 
     def compute(self) -> Tensor:
         """Concrete values: a lazy Tensor becomes an eager one, e.g. Dask to NumPy
         (see :func:`arrayflow.compute`). Detached."""
-        from ._lazy import compute
-
         return compute(self)[0]
 
     def numpy(self):
@@ -1019,8 +994,6 @@ class Tensor:
             Moving a Tensor that requires grad to another backend while grad mode is on
             (not differentiable in arrayflow: an error instead of a silently dropped graph).
         """
-        from ._device import resolve_device
-
         for a in args:
             if isinstance(a, _dtypes.DType):
                 dtype = a
@@ -1054,8 +1027,6 @@ class Tensor:
                 out = self.clone()
             return out
         if self._requires_grad:
-            from .autograd.grad_mode import is_grad_enabled_fast
-
             if is_grad_enabled_fast():
                 raise RuntimeError(
                     f"Tensor.to: moving a Tensor that requires grad from backend "
@@ -1083,8 +1054,6 @@ class Tensor:
             A ``RuntimeError`` when no CUDA backend can run here; the message says why
             (no GPU, the library not installed) and what to install.
         """
-        from ._device import cuda_device
-
         dev = cuda_device(device, "Tensor.cuda")
         return self.to(dev)
 
@@ -1343,8 +1312,6 @@ def _not_operand(other) -> builtins.bool:
 
 def _binary(fn, name):
     # Straight into the op's wrapper (one Python frame less on the hot path).
-    from .ops._registry import _dispatch
-
     def method(self, other):
         t = type(other)
         if t is not Tensor and t not in _NUMBERS and _not_operand(other):
@@ -1389,8 +1356,6 @@ for _name, _fn in (("lt", _e.less), ("le", _e.less_equal), ("gt", _e.greater),
     setattr(Tensor, f"__{_name}__", _f)
 
 def _unary(fn, name):
-    from .ops._registry import _dispatch
-
     def method(self):
         return _dispatch(fn, (self,), {}, method)
 

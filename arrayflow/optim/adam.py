@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import arrayflow as _af
-
+from ..ops import creation as _c
+from ..ops import elementwise as _e
 from .optimizer import Optimizer, _check
 
 __all__ = ["Adam", "AdamW"]
@@ -74,7 +74,7 @@ class Adam(Optimizer):
         exp_avg = state.get("exp_avg")
         exp_avg_sq = state.get("exp_avg_sq")
         if exp_avg is None:
-            exp_avg, exp_avg_sq = _af.zeros_like(param), _af.zeros_like(param)
+            exp_avg, exp_avg_sq = _c.zeros_like(param), _c.zeros_like(param)
         exp_avg = exp_avg + (1 - beta1) * (g - exp_avg)
         exp_avg_sq = exp_avg_sq * beta2 + (1 - beta2) * (g * g)
         new_state = {"step": step, "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq}
@@ -83,11 +83,11 @@ class Adam(Optimizer):
         step_size = lr / bias_correction1
         if group["amsgrad"]:
             max_sq = state.get("max_exp_avg_sq")
-            max_sq = exp_avg_sq if max_sq is None else _af.maximum(max_sq, exp_avg_sq)
+            max_sq = exp_avg_sq if max_sq is None else _e.maximum(max_sq, exp_avg_sq)
             new_state["max_exp_avg_sq"] = max_sq
-            denom = _af.sqrt(max_sq) / bias_correction2_sqrt + eps
+            denom = _e.sqrt(max_sq) / bias_correction2_sqrt + eps
         else:
-            denom = _af.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
+            denom = _e.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
         return param - step_size * (exp_avg / denom), new_state
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import arrayflow as _af
-
+from ..ops import creation as _c
+from ..ops import elementwise as _e
 from .optimizer import Optimizer, _check
 
 __all__ = ["RMSprop"]
@@ -68,24 +68,24 @@ class RMSprop(Optimizer):
             g = g + wd * param
         square_avg = state.get("square_avg")
         if square_avg is None:
-            square_avg = _af.zeros_like(param)
+            square_avg = _c.zeros_like(param)
         new_state = {"step": state.get("step", 0) + 1}
         square_avg = square_avg * alpha + (1 - alpha) * (g * g)
         new_state["square_avg"] = square_avg
         if group["centered"]:
             grad_avg = state.get("grad_avg")
             if grad_avg is None:
-                grad_avg = _af.zeros_like(param)
+                grad_avg = _c.zeros_like(param)
             grad_avg = grad_avg + (1 - alpha) * (g - grad_avg)
             new_state["grad_avg"] = grad_avg
-            avg = _af.sqrt(square_avg - grad_avg * grad_avg)
+            avg = _e.sqrt(square_avg - grad_avg * grad_avg)
         else:
-            avg = _af.sqrt(square_avg)
+            avg = _e.sqrt(square_avg)
         avg = avg + eps
         if momentum > 0:
             buf = state.get("momentum_buffer")
             if buf is None:
-                buf = _af.zeros_like(param)
+                buf = _c.zeros_like(param)
             buf = buf * momentum + g / avg
             new_state["momentum_buffer"] = buf
             return param - lr * buf, new_state
