@@ -746,10 +746,6 @@ class Tensor:
         # index_put's forward: the key normalised and checked as getitem's (one place)
         self._commit(_m.index_put.forward(self._backend, arr, key, value)[0])
 
-    def _records_inplace(self, other) -> builtins.bool:
-        return (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) \
-            and is_grad_enabled_fast()
-
     def _check_inplace(self, name, other=None) -> builtins.bool:
         """Checks before an in-place operation ``name``; returns whether it is recorded.
 

@@ -97,7 +97,6 @@ class _BackwardHook:
         self.user_pre_hooks = user_pre_hooks
         self.grad_outputs = None
         self.n_outputs = -1
-        self.output_tensors_index = None
         self.output_meta = None
         self.n_inputs = -1
         self.input_tensors_index = None
@@ -186,10 +185,9 @@ class _BackwardHook:
     def setup_output_hook(self, result):
         is_tuple = isinstance(result, tuple)
         args = result if is_tuple else (result,)
-        res, idx, meta, self._output_diff = self._apply_on_tensors(self._on_output_grads,
-                                                                       args, False)
+        res, _, meta, self._output_diff = self._apply_on_tensors(self._on_output_grads,
+                                                                     args, False)
         self.n_outputs = len(args)
-        self.output_tensors_index = idx
         self.output_meta = meta
         return res if is_tuple else res[0]
 

@@ -60,8 +60,6 @@ EXAMPLES = {"quick": 2, "full": 10}
 QUICK_LAZY_GRADCHECK_ELEMENTS = 8
 #: Draws searched for a smaller failing input once a check has failed on the case's own input.
 SEARCH_EXAMPLES = 100
-#: Generated examples per gradient check (finite differences are expensive).
-GRAD_EXAMPLES = {"quick": 0, "full": 2}
 
 
 
