@@ -21,6 +21,7 @@ __all__ = [
     "compute_allowed",
     "available",
     "get_backend",
+    "host_backend",
     "set_backend",
     "use_backend",
     "register_backend",
@@ -119,6 +120,16 @@ class Backend:
         The PyTorch device type of the arrays (``"cpu"``, the default, or
         ``"cuda"``): ``af.device("cuda")``, ``t.cuda()`` and ``af.cuda.is_available()``
         find backends by it; an index selects ``devices()[index]``.
+    host : bool
+        True when the backend can serve as arrayflow's *host backend* (see
+        :func:`host_backend`): the one that holds finite-difference Jacobians
+        (``gradcheck``), the concrete results of ``af.compute`` on a lazy backend,
+        ``device("cpu")`` when the current backend is not on the CPU, and host
+        round trips (``from_dlpack`` without a native one). Such a backend must
+        be eager (``lazy = False``), on the CPU (``device_type = "cpu"``,
+        ``host_accessible = True``), support float64 and complex128, and make
+        its arrays from NumPy arrays without loss (:meth:`from_host`). Default
+        False; the NumPy plug-in declares it.
 
     Instances are created by arrayflow, one per set of ``options`` (the keyword
     arguments of ``af.use_backend(name, **options)``).
@@ -130,6 +141,7 @@ class Backend:
     host_accessible: bool = True
     integer_array_setitem: bool = True
     device_type: str = "cpu"
+    host: bool = False
 
     def __init__(self, **options: Any) -> None:
         self.options = dict(options)
@@ -239,8 +251,10 @@ class Backend:
     def compute(self, *arrays):
         """Return concrete arrays for lazy ones, in one execution (identity by default).
 
-        Lazy backends return arrays of an eager backend (Dask: NumPy arrays);
-        :func:`arrayflow.compute` wraps each on the backend that recognises it.
+        Lazy backends return host arrays, as :meth:`to_host` does (Dask: NumPy
+        arrays), or arrays of another eager backend; :func:`arrayflow.compute` wraps
+        each on the host backend (:func:`host_backend`) when it recognises it, else on
+        the backend that does.
         """
         return arrays
 
@@ -528,6 +542,78 @@ def get_backend() -> Backend:
         b = _select(os.environ.get("ARRAYFLOW_BACKEND", DEFAULT_BACKEND), {})
         _default["backend"] = b
     return b
+
+
+def _host_unfit(b: Backend, usable: bool = False) -> str | None:
+    """Why ``b`` cannot be the host backend (None when it can); ``usable``: already
+    known to be usable here (a selected backend)."""
+    if not getattr(b, "host", False):
+        return "does not declare host = True"
+    wrong = [f"{attr} = {getattr(b, attr, None)!r}" for attr, want in
+             (("lazy", False), ("host_accessible", True), ("device_type", "cpu"))
+             if getattr(b, attr, None) != want]
+    if wrong:
+        return f"declares host = True but {', '.join(wrong)} (a host backend is eager, on the CPU)"
+    return None if usable else b.unusable_reason()
+
+
+def host_backend() -> Backend:
+    """The backend arrayflow uses for host-side work: an eager CPU backend declaring
+    :attr:`Backend.host`.
+
+    It holds ``gradcheck``'s finite-difference Jacobians, the concrete results of
+    :func:`arrayflow.compute` on a lazy backend, the arrays of ``device("cpu")``
+    when the current backend is not on the CPU (``t.cpu()`` of a CuPy Tensor), and
+    host round trips (``from_dlpack`` on a backend without one). The core never
+    names a backend for these; any plug-in setting ``host = True`` can serve.
+
+    The rule, first match wins:
+
+    1. the backend in use in this context (:func:`get_backend`), if it declares
+       ``host`` (``with af.use_backend("mycpu"): gradcheck(...)`` uses ``mycpu``);
+    2. the process default backend (:func:`set_backend`, else the
+       ``ARRAYFLOW_BACKEND`` environment variable, else ``DEFAULT_BACKEND``,
+       ``"numpy"``), if it declares ``host`` and is usable here;
+    3. the first usable installed backend declaring ``host``, in name order.
+
+    A backend declaring ``host`` that is lazy or not on the CPU is skipped (a
+    broken plug-in). Calling this imports at most the chosen backend's library.
+
+    Returns
+    -------
+    Backend
+
+    Raises
+    ------
+    BackendUnavailableError
+        A ``RuntimeError`` when no usable installed backend declares ``host``; the
+        message gives each installed backend's reason.
+    """
+    cur = get_backend()
+    if _host_unfit(cur, usable=True) is None:
+        return cur
+    default = _default["backend"]
+    if default is None:
+        try:
+            default = _instance(os.environ.get("ARRAYFLOW_BACKEND", DEFAULT_BACKEND), {})
+        except Exception:  # unknown or broken default: step 3 decides
+            default = None
+    if default is not None and _host_unfit(default, usable=default is cur) is None:
+        return default
+    reasons = []
+    for name in names():
+        try:
+            b = _instance(name, {})
+            why = _host_unfit(b)
+        except Exception as e:  # a broken third-party plug-in is reported, not raised
+            why = f"plug-in failed to load: {e}"
+        if why is None:
+            return b
+        reasons.append(f"{name!r} {why}")
+    raise BackendUnavailableError(
+        "arrayflow.host_backend: no usable installed backend declares host = True (an eager "
+        "CPU backend for finite differences, computed results and host round trips); "
+        + ("; ".join(reasons) if reasons else "no backend is installed"))
 
 
 def set_backend(name: str | Backend, **options: Any) -> Backend:

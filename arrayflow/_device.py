@@ -5,8 +5,9 @@ Each backend plug-in declares the PyTorch device type its arrays live on
 (:attr:`Backend.device_type`: ``"cpu"`` by default, ``"cuda"`` for a GPU
 plug-in), so the mapping lives in the plug-ins, not here:
 
-- ``"cpu"``: the current backend if its arrays are on the CPU, else the default
-  CPU backend;
+- ``"cpu"``: the current backend if its arrays are on the CPU, else the host
+  backend (:func:`arrayflow.backends.host_backend`: an eager CPU plug-in declaring
+  ``host = True``, NumPy by default);
 - any other type (``"cuda"``): the current backend if it has that type, else the
   first usable installed backend that declares it; none usable raises
   :class:`~arrayflow.BackendUnavailableError` (a ``RuntimeError``) with each
@@ -170,9 +171,10 @@ def _backend_for(dev: device, current, fname: str):
     if getattr(current, "device_type", "cpu") == dev.type:
         return current
     if dev.type == "cpu":
-        default = _backend._instance(_backend.DEFAULT_BACKEND, {})
-        if getattr(default, "device_type", "cpu") == "cpu" and default.unusable_reason() is None:
-            return default
+        try:
+            return _backend.host_backend()
+        except _backend.BackendUnavailableError:
+            pass  # another usable CPU backend may serve (below)
     candidates = _declared_types().get(dev.type, [])
     reasons = []
     for name in candidates:
@@ -245,7 +247,7 @@ def set_default_device(dev) -> None:
     Selects the backend of that device type as the default (see the module
     docstring): ``set_default_device("cuda")`` selects the GPU backend,
     ``set_default_device("cpu")`` (or None) keeps a CPU backend, or selects the
-    default CPU backend. A device index is checked but not remembered: arrays go
+    host backend. A device index is checked but not remembered: arrays go
     to the backend's current device.
 
     Raises

@@ -33,9 +33,12 @@ def compute(*tensors):
     -------
     tuple
         One entry per argument. A lazy backend's Tensor becomes a Tensor of the
-        eager backend holding its values (Dask: a ``"numpy"`` Tensor, so
-        ``float(loss)`` and ``.numpy()`` are free); an eager backend's Tensor is
-        returned detached (same storage). Results never require grad.
+        eager backend holding its values: the host backend
+        (:func:`arrayflow.backends.host_backend`, NumPy by default) when the lazy
+        backend computes host arrays, as Dask does (so ``float(loss)`` and
+        ``.numpy()`` are free), else the backend recognising the computed array; an
+        eager backend's Tensor is returned detached (same storage). Results never
+        require grad.
 
     Examples
     --------
@@ -53,9 +56,23 @@ def compute(*tensors):
                 out[i] = tensors[i].detach()
             continue
         arrays = b.compute(*(tensors[i]._cell.array for i in idx))
+        host = _backend.host_backend()
         for i, a in zip(idx, arrays):
-            out[i] = _wrap1(a, _backend.backend_of_array(a) or b)
+            out[i] = _wrap1(*_concrete(a, b, host))
     return tuple(out)
+
+
+def _concrete(a, lazy, host):
+    """``(array, backend)`` for an array ``lazy.compute`` returned: the host backend's
+    when it recognises ``a`` (NumPy arrays on the NumPy plug-in), else the backend that
+    does (CuPy arrays from a lazy GPU backend), else ``a`` taken as the host data that
+    :meth:`Backend.compute` returns, made an array of the host backend."""
+    if host.is_array(a):
+        return a, host
+    owner = _backend.backend_of_array(a)
+    if owner is not None and owner is not lazy:
+        return a, owner
+    return host.from_host(a), host
 
 
 @contextlib.contextmanager

@@ -11,6 +11,7 @@ from ._backend import (
     BackendUnavailableError,
     available,
     get_backend,
+    host_backend,
     names,
     register_backend,
     set_backend,
@@ -19,5 +20,5 @@ from ._backend import (
 
 __all__ = [
     "Backend", "BackendInfo", "BackendMismatchError", "BackendUnavailableError", "available",
-    "get_backend", "names", "register_backend", "set_backend", "use_backend",
+    "get_backend", "host_backend", "names", "register_backend", "set_backend", "use_backend",
 ]

@@ -12,6 +12,7 @@ from ._backend import (
     DataDependentShapeError,
     compute_allowed,
     data_dependent_error,
+    host_backend,
     register_backend,
 )
 
@@ -23,5 +24,6 @@ __all__ = [
     "DataDependentShapeError",
     "compute_allowed",
     "data_dependent_error",
+    "host_backend",
     "register_backend",
 ]

@@ -40,8 +40,9 @@ def _is_complex(t) -> bool:
 
 
 def _host_view(t, as_complex=None):
-    """A detached 1-D float64 real view of ``t`` on the NumPy backend: ``t`` itself, or
-    its real parts then its imaginary parts when complex (or when ``as_complex``)."""
+    """A detached 1-D float64 real view of ``t`` on the host backend (``host_backend()``):
+    ``t`` itself, or its real parts then its imaginary parts when complex (or when
+    ``as_complex``)."""
     from .. import _backend, _dtypes
     from ..ops._registry import Tensor
     from ..ops.elementwise import imag, real
@@ -50,8 +51,9 @@ def _host_view(t, as_complex=None):
     cplx = _is_complex(t)
     if as_complex is None:
         as_complex = cplx
+    host = _backend.host_backend()
     arr = t._backend.to_host(t.detach()._cell.array).reshape(-1)
-    out = Tensor._from_array(arr, _backend._select("numpy", {}))
+    out = Tensor._from_array(host.from_host(arr), host)
     if not cplx:
         out = out.astype(_dtypes.float64)
         return concat([out, out * 0.0]) if as_complex else out
@@ -139,11 +141,11 @@ def _f64():
 
 
 def _host_zeros(n):
-    """Zeros on the NumPy backend, where the Jacobians are assembled."""
-    from .._backend import use_backend
+    """Zeros on the host backend, where the Jacobians are assembled."""
+    from .._backend import host_backend, use_backend
     from ..ops.creation import zeros
 
-    with use_backend("numpy"):
+    with use_backend(host_backend()):
         return zeros(n, dtype=_f64())
 
 
@@ -188,7 +190,7 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
             warnings.warn(
                 f"gradcheck: input {i} has dtype {inputs[i].dtype}, not float64; the check may "
                 f"fail from lack of precision", UserWarning, stacklevel=2)
-    from .._backend import use_backend
+    from .._backend import host_backend, use_backend
     from ..ops.elementwise import abs as _abs
     from ..ops.searching import argmax
 
@@ -198,7 +200,7 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     offset = 0
     for col_pos, i in enumerate(diff_idx):
         num = _numerical(func, inputs, i, eps)  # (n_in, n_out)
-        with use_backend("numpy"):
+        with use_backend(host_backend()):
             ana = ana_all[:, offset:offset + sizes[col_pos]].mT  # (n_in, n_out)
             bad = _abs(ana - num) > atol + rtol * _abs(num)
             if bool(bad.any()):

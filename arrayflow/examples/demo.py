@@ -38,8 +38,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="backend(s) to run on (default: every usable one)")
     args = parser.parse_args(argv)
     infos = {i.name: i for i in af.backends.available()}
+    first = af.backends.host_backend().name  # the host backend (NumPy) leads the table
     names = args.backend or sorted((n for n, i in infos.items() if i.usable),
-                                   key=lambda n: (n != "numpy", n))
+                                   key=lambda n: (n != first, n))
     print(f"arrayflow {af.__version__}: least squares, 2000 x 8, float64")
     print(f"{'backend':<8} {'|w - w_true|':>14} {'residual RMS':>14} {'time':>9}")
     for name in names:

@@ -355,7 +355,9 @@ def _test_size_arg(value: str):
 
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="arrayflow-train", description=__doc__.splitlines()[0])
-    p.add_argument("--backend", default="numpy", help="arrayflow backend (default numpy)")
+    p.add_argument("--backend", default=None,
+                   help="arrayflow backend (default: arrayflow's default backend, "
+                        "af.get_backend(): $ARRAYFLOW_BACKEND, else NumPy)")
     p.add_argument("--model", default="mlp", choices=MODELS, help="model (default mlp)")
     p.add_argument("--epochs", type=_int_arg(1), default=30, help="epochs (default 30)")
     p.add_argument("--batch-size", type=_int_arg(1), default=64,
@@ -658,6 +660,8 @@ def run(argv: list[str] | None = None) -> dict:
             args.epochs = saved["epochs"]
         if args.out is None:
             args.out = os.path.dirname(os.path.normpath(bundle))
+    if args.backend is None:  # an unknown $ARRAYFLOW_BACKEND fails in _check_backend
+        args.backend = os.environ.get("ARRAYFLOW_BACKEND") or af.get_backend().name
     if args.scheduler is not None and args.backend != "dask":
         p.error(f"argument --scheduler: --scheduler needs --backend dask (got --backend "
                 f"{args.backend})")

@@ -352,8 +352,8 @@ def from_dlpack(backend, x, /, *, device=None, copy=None):
     fn = getattr(backend.xp, "from_dlpack", None)
     if fn is not None:
         return fn(x, **kw)
-    host = _backend._instance("numpy", {}).xp
-    return backend.from_host(host.from_dlpack(x, **kw))
+    host = _backend.host_backend()
+    return backend.from_host(host.to_host(host.xp.from_dlpack(x, **kw)))
 
 
 @op("meshgrid", out="tuple")

@@ -24,7 +24,7 @@ Typical use::
     from arrayflow.testing import CASES, evaluate, assert_matches
 
     for case in CASES:
-        with af.use_backend("numpy"):
+        with af.use_backend(name)  # any installed backend name:
             result, expected = evaluate(case)
             assert_matches(case, result, expected)
 """

@@ -16,7 +16,7 @@ Typical use::
     from arrayflow.autograd import gradcheck
     from arrayflow.testing.grad import GRAD_CASES, build
 
-    with af.use_backend("numpy"):
+    with af.use_backend(name)  # any installed backend name:
         fn, leaves = build(GRAD_CASES[0])
         assert gradcheck(fn, leaves, eps=1e-6, atol=1e-5, rtol=1e-3)
 """
