@@ -21,6 +21,8 @@ import collections
 import warnings
 
 from . import _dtypes
+from .autograd.grad_mode import no_grad
+from .autograd.graph import rename
 from .ops import aliases as _al
 from .ops import comparison as _cmp
 from .ops import creation as _c
@@ -31,6 +33,8 @@ from .ops import manipulation as _m
 from .ops import reductions as _r
 from .ops import searching as _s
 from .ops._registry import overridable_method
+from .ops.norms import norm as _norm
+from .ops.special import erf as _erf
 
 __all__ = ["install"]
 
@@ -270,8 +274,6 @@ def copy_(self, src, non_blocking=False):
     if src.shape != self.shape:
         src = _m.broadcast_to(src, self.shape)
     if records:
-        from .autograd.graph import rename
-
         result = _m.index_put(self, Ellipsis, src)
         rename(result.grad_fn, "CopyBackwards")  # PyTorch's name for copy_'s node
         self._commit(result._cell.array, result)
@@ -439,8 +441,6 @@ def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
     """The norm (PyTorch ``Tensor.norm``; see :func:`arrayflow.norm`)."""
-    from .ops.norms import norm as _norm
-
     return _norm(self, p, dim, keepdim, dtype)
 
 
@@ -627,8 +627,6 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
 
 def logsumexp(self, dim, keepdim=False):
     """``log(sum(exp(x)))`` over ``dim``, computed stably (PyTorch ``Tensor.logsumexp``)."""
-    from .autograd.grad_mode import no_grad
-
     axis = tuple(dim) if isinstance(dim, (tuple, list)) else dim
     with no_grad():
         m = _r.max(self, axis=axis, keepdims=True)
@@ -845,8 +843,6 @@ def repeat_interleave(self, repeats, dim=None):
 
 def erf(self):
     """The error function (PyTorch ``Tensor.erf``)."""
-    from .ops.special import erf as _erf
-
     return _erf(self)
 
 
@@ -864,7 +860,6 @@ def _correction(fname, unbiased, correction):
 
 
 def _std_var(self, fname, dim, unbiased, keepdim, correction, axis, keepdims):
-    from .ops import reductions as _r
     from .tensor import _axis, _keep
 
     if isinstance(dim, builtins.bool):  # std(unbiased): PyTorch's overload

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import contextlib
 
-from . import functional
+from ..ops import _registry
+from ..ops.creation import ones_like
+from ..ops.dtypes import astype
+from . import _views, functional
 from . import graph as _graph
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import _enabled, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
 
@@ -25,13 +28,8 @@ __all__ = [
 
 
 def _install():
-    from ..ops import _registry
-    from .grad_mode import _enabled
-
     _registry._record_hook = _graph.record
     _registry._grad_enabled = _enabled.get
-    from . import _views
-
     _views.install()
 
 
@@ -46,7 +44,6 @@ def _seq(x):
 
 def _root_grads(fname, outputs, grads):
     from ..ops._registry import Tensor
-    from ..ops.creation import ones_like
 
     if grads is None:
         grads = (None,) * len(outputs)
@@ -78,8 +75,6 @@ def _root_grads(fname, outputs, grads):
         elif g.dtype is not o.dtype and o.dtype.kind == "real floating" and \
                 g.dtype.kind != "complex floating":
             # PyTorch's engine casts gradients to the dtype of what they are for.
-            from ..ops.dtypes import astype
-
             g = astype(g, o.dtype)
         out.append(g)
     return out

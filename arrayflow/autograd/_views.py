@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import weakref
 
+from .._backend import use_backend
+from ..ops import _registry
+from ..ops.manipulation import index_put
 from .grad_mode import _enabled
 
 __all__ = ["VIEW_OPS", "install", "on_view", "rebase_view", "refresh"]
@@ -64,8 +67,6 @@ class Step:
     def scatter(self, a, new):
         """Raw array ``a`` with this view's elements replaced by ``new`` (a new array)."""
         if self.kind == "index":  # index_put's own rule: the same key normalisation
-            from ..ops.manipulation import index_put
-
             return index_put.forward(self.backend, a, self.rest[0], new)[0]
         return self.op.vjp(self.backend._xp or self.backend.xp, self.res, new)[0]
 
@@ -76,12 +77,9 @@ class Step:
     def scatter_t(self, t, new):
         """Tensor ``t`` with this view replaced by Tensor ``new``, recorded."""
         if self.kind == "index":
-            from ..ops.manipulation import index_put
-
             return index_put(t, self.rest[0], new)
         import sys
 
-        from .._backend import use_backend
 
         with use_backend(self.backend):
             return self.op.vjp(sys.modules["arrayflow"], self.res, new)[0]
@@ -225,7 +223,6 @@ def rebase_view(view, result):
 def install():
     """Mark the view ops in the op table and hand :func:`on_view` to the dispatcher."""
     global _ViewCell
-    from ..ops import _registry
     from ..tensor import _ViewCell
 
     for name in VIEW_OPS:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import heapq
 import threading
 
+from ..ops.dtypes import astype
 from . import graph as _graph
 from ._hook_check import check_hook_grad
 from .grad_mode import _enabled
@@ -245,8 +246,6 @@ def _accumulate_leaf(leaf, g, create_graph):
         raise RuntimeError(
             f"backward: the gradient for a leaf of shape {leaf.shape} has shape {gt.shape}")
     if gt.dtype is not leaf.dtype:
-        from ..ops.dtypes import astype
-
         gt = astype(gt, leaf.dtype)
     cls = type(leaf)
     if cls is not _registry.Tensor and _registry._subclass_dispatches(cls):

@@ -25,8 +25,12 @@ from __future__ import annotations
 
 import functools
 
+from .. import _backend
+from ..ops._vjp_util import sum_to_shape
+from ..ops.dtypes import astype
 from . import graph as _graph
-from .grad_mode import _enabled
+from ._views import function_alias, rebase_view
+from .grad_mode import _enabled, set_grad_enabled
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardCFunction"]
 
@@ -183,7 +187,6 @@ class BackwardCFunction(_graph.Node):
                             f"{pidx})")
                     import sys
 
-                    from ..ops._vjp_util import sum_to_shape
 
                     with _enabled_as(create_graph):
                         g = sum_to_shape(sys.modules["arrayflow"], g, meta_shape)
@@ -195,8 +198,6 @@ class BackwardCFunction(_graph.Node):
                         raise RuntimeError(
                             f"{fname}.backward: gradient for input {pidx} has dtype {g.dtype}, "
                             f"expected {meta_dtype} (the input's dtype)")
-                    from ..ops.dtypes import astype
-
                     with _enabled_as(create_graph):
                         g = astype(g, meta_dtype)
             out.append(g if create_graph or g is None else g._cell.array)
@@ -268,8 +269,6 @@ def _expandable(shape, to) -> bool:
 
 
 def _enabled_as(mode):
-    from .grad_mode import set_grad_enabled
-
     return set_grad_enabled(bool(mode))
 
 
@@ -305,7 +304,6 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run ``forward`` and record the call for autograd; returns its output(s)."""
-        from .. import _backend
         from ..ops._registry import Tensor
 
         ctx = FunctionCtx()
@@ -360,8 +358,6 @@ class Function(metaclass=_FunctionMeta):
         new_outputs = []
         for k, o in enumerate(outputs):
             if isinstance(o, Tensor) and id(o) in input_ids and id(o) not in ctx._dirty:
-                from ._views import function_alias
-
                 marked = id(o) in ctx._non_differentiable
                 o = function_alias(o, cls.__name__, k)
                 if marked:  # the mark follows the input to its new Tensor
@@ -406,7 +402,6 @@ def _rebase_dirty_views(outputs, dirty) -> None:
     """A dirty input that is a view (``forward`` wrote into its base's storage): the base
     gets the history of the write, as PyTorch's ``CopySlices`` gives it."""
     from ..tensor import _ViewCell
-    from ._views import rebase_view
 
     for o in outputs:
         cell = getattr(o, "_cell", None)

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import math
 
+from ..ops.creation import ones_like, zeros_like
+from ..ops.manipulation import reshape, stack
+
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp"]
 
 
@@ -36,8 +39,6 @@ def _grad(outputs, inputs, grad_outputs, create_graph, strict=False):
             if strict:
                 raise RuntimeError("functional: the output is independent of an input "
                                    "(strict=True)")
-            from ..ops.creation import zeros_like
-
             g = zeros_like(x)
         out.append(g if create_graph else g.detach())
     return tuple(out)
@@ -51,8 +52,6 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     (outputs, vjp)
         Same structure as PyTorch (a Tensor or tuple for each).
     """
-    from ..ops.creation import ones_like
-
     inputs, single_in = _tup(inputs)
     inputs = _prep(inputs, create_graph)
     outputs, single_out = _tup(func(*inputs))
@@ -74,8 +73,6 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     -------
     (outputs, jvp)
     """
-    from ..ops.creation import ones_like, zeros_like
-
     inputs, single_in = _tup(inputs)
     inputs = _prep(inputs, True)
     outputs, single_out = _tup(func(*inputs))
@@ -97,9 +94,6 @@ def jacobian(func, inputs, create_graph=False, strict=False):
 
     For tuples of inputs/outputs, nested tuples ``J[i][j]`` (output i, input j).
     """
-    from ..ops.creation import zeros_like
-    from ..ops.manipulation import reshape, stack
-
     inputs, single_in = _tup(inputs)
     inputs = _prep(inputs, True)
     outputs, single_out = _tup(func(*inputs))

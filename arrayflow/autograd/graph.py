@@ -18,6 +18,8 @@ import sys
 import traceback
 import weakref
 
+from .._backend import use_backend
+
 __all__ = ["Node", "OpNode", "AccumulateGrad", "record", "grad_edge", "node_class_for"]
 
 _seq = itertools.count()
@@ -149,8 +151,6 @@ class OpNode(Node):
         if create_graph:
             # The rule runs on Tensors through the arrayflow namespace (so it is recorded),
             # with this node's backend current for any array it creates.
-            from .._backend import use_backend
-
             xp = sys.modules["arrayflow"]
             res = _tensor_residuals(self)
             with use_backend(backend):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import warnings
 
+from ..ops.creation import empty
+
 __all__ = ["Variable"]
 
 
@@ -54,7 +56,6 @@ class Variable(metaclass=_VariableMeta):
 
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
         from ..ops._registry import Tensor
-        from ..ops.creation import empty
 
         if volatile:
             warnings.warn("volatile was removed and now has no effect. Use "

@@ -21,6 +21,7 @@ from ..ops import reductions as _r
 from ..ops import searching as _s
 from ..ops.special import erf as _erf
 from ..overrides import overridable
+from ..tensor import Tensor
 
 __all__ = [
     "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy",
@@ -357,8 +358,6 @@ def _checked_targets(target, n_classes, ignore_index, fname):
     ``ignore_index``; else PyTorch's ``IndexError("Target -1 is out of bounds.")``.
     Eager backends raise now; on Dask the check is part of the graph and raises when
     the loss (or a gradient) is computed (``Backend.check_values``)."""
-    from ..tensor import Tensor
-
     def ok(xp, a):
         return ((a >= 0) & (a < n_classes)) | (a == ignore_index)
 

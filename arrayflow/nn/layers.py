@@ -13,6 +13,7 @@ from .. import _dtypes
 from ..autograd import no_grad
 from ..ops import creation as _c
 from ..ops import manipulation as _m
+from ..ops.dtypes import astype
 from . import functional as F
 from . import init
 from .module import Module
@@ -421,8 +422,6 @@ class _BatchNorm(Module):
 
 
 def _dtypes_cast(t, like):
-    from ..ops.dtypes import astype
-
     return astype(t, like.dtype)
 
 

@@ -16,6 +16,8 @@ import warnings
 import weakref
 from collections import OrderedDict, namedtuple
 
+from .. import _backend, _dtypes
+from .._device import cuda_device, resolve_device
 from ..autograd import Function, is_grad_enabled, no_grad
 from ..autograd._hook_check import check_hook_grad, hook_name
 from ..tensor import Tensor
@@ -1141,8 +1143,6 @@ class Module:
         ValueError
             If ``dtype`` is not a floating point dtype.
         """
-        from .. import _dtypes
-
         for a in args:
             if isinstance(a, _dtypes.DType):
                 dtype = a
@@ -1174,26 +1174,17 @@ class Module:
         BackendUnavailableError
             A ``RuntimeError`` when no CUDA backend can run here, saying what to install.
         """
-        from .._device import cuda_device
-
         dev = cuda_device(device, "Module.cuda")
         # resolve before moving anything: a failed call changes nothing
-        from .. import _backend
-        from .._device import resolve_device
-
         resolve_device(dev, _backend.get_backend(), "Module.cuda")
         return self.to(dev)
 
     def float(self) -> Module:
         """Cast floating point parameters and buffers to float32, in place."""
-        from .. import _dtypes
-
         return self.to(dtype=_dtypes.float32)
 
     def double(self) -> Module:
         """Cast floating point parameters and buffers to float64, in place."""
-        from .. import _dtypes
-
         return self.to(dtype=_dtypes.float64)
 
     # --- repr ---------------------------------------------------------------------------

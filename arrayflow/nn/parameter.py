@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..ops import creation
 from ..overrides import disabled_arrayflow_function_impl
 from ..tensor import Tensor
 
@@ -36,8 +37,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            from ..ops import creation
-
             data = creation.empty((0,))
         if not isinstance(data, Tensor):
             raise TypeError(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .. import _backend
 from ._registry import op
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot", "LINALG"]
@@ -335,8 +336,6 @@ def _check_phase_invariance(xp, im, where, what, term="quantity"):
     """PyTorch's check that a loss ignores the phase of each complex eigen- or singular
     vector (``im``: the imaginary diagonal the phase would change, ~0): RuntimeError
     otherwise. It reads values, so lazy backends skip it (documented difference)."""
-    from .. import _backend
-
     probe = im._cell.array if hasattr(im, "_cell") else im
     b = _backend.backend_of_array(probe)
     if b is None or b.lazy:

@@ -11,6 +11,8 @@ like every function.
 
 from __future__ import annotations
 
+from .. import _tensor_methods
+from .._tensor_methods import gather as _gather
 from ..overrides import overridable
 from . import manipulation as _m
 from . import reductions as _r
@@ -53,8 +55,6 @@ def gather(input, dim, index):
     IndexError
         ``dim`` or an index out of range.
     """
-    from .._tensor_methods import gather as _gather
-
     return _gather(input, dim, index)
 
 
@@ -78,8 +78,6 @@ def repeat_interleave(input, repeats, dim=None):
 # standard does not define (``flip``, ``sort``, ``max``... keep the standard's meaning).
 
 def _m_impl(name):
-    from .. import _tensor_methods
-
     return getattr(_tensor_methods, name)
 
 

@@ -17,6 +17,10 @@ import warnings
 from collections.abc import Iterable
 
 from .. import autograd as _autograd
+from ..ops.creation import asarray, zeros_like
+from ..ops.dtypes import astype
+from ..ops.elementwise import imag, real
+from ..ops.manipulation import stack
 from ..tensor import Tensor
 
 __all__ = ["Optimizer", "required"]
@@ -172,8 +176,6 @@ class Optimizer:
         set_to_none : bool, default True
             Set ``grad`` to None (PyTorch's default) instead of filling it with zeros.
         """
-        from ..ops.creation import zeros_like
-
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
@@ -223,10 +225,6 @@ class Optimizer:
         complex parameters through ``view_as_real``: real and imaginary parts update as
         separate real numbers, so Adam's second moments are per part, not ``g * g``).
         The state keeps complex Tensors, as PyTorch's does."""
-        from ..ops.dtypes import astype
-        from ..ops.elementwise import imag, real
-        from ..ops.manipulation import stack
-
         shape = tuple(param.shape)
 
         def as_real(t):
@@ -252,8 +250,6 @@ class Optimizer:
         array itself, so ``zero_grad(set_to_none=False)`` must not clear a momentum
         buffer that started as the gradient.
         """
-        from ..ops.creation import asarray
-
         old = self.state.get(p, {})
         seen = {id(grad._cell.array), id(p._cell.array)}
         out = {}
@@ -444,8 +440,6 @@ class Optimizer:
 
     @staticmethod
     def _load_value(name, p: Tensor, key, value):
-        from ..ops.dtypes import astype
-
         if isinstance(value, Tensor):
             arr = value._cell.array
             if value.backend is not p.backend:

@@ -26,7 +26,9 @@ from __future__ import annotations
 import math
 import random as _pyrandom
 
-from .. import _backend
+from .. import _backend, _dtypes
+from ..ops.creation import asarray, randperm
+from ..ops.manipulation import stack, take
 from ..tensor import Tensor
 
 __all__ = ["Dataset", "TensorDataset", "DataLoader"]
@@ -100,8 +102,6 @@ class TensorDataset(Dataset):
 
 
 def _stack(items):
-    from ..ops.manipulation import stack
-
     first = items[0]
     if isinstance(first, Tensor):
         return stack(list(items), axis=0)
@@ -109,8 +109,6 @@ def _stack(items):
         return type(first)(_stack([it[k] for it in items]) for k in range(len(first)))
     if isinstance(first, dict):
         return {k: _stack([it[k] for it in items]) for k in first}
-    from ..ops.creation import asarray
-
     return asarray(list(items))
 
 
@@ -134,6 +132,8 @@ class DataLoader:
         An int: a seed private to this loader (epoch ``e`` uses a stream derived from
         ``(seed, e)``), independent of the global generator and of the backend.
 
+    Notes
+    -----
     ``len(loader)`` is the number of batches (``ceil(n / batch_size)``, or
     ``floor`` with ``drop_last``).
     """
@@ -177,8 +177,6 @@ class DataLoader:
             order = list(range(n))
             _pyrandom.Random(f"{self.generator}:{self._epoch}").shuffle(order)
             return order
-        from ..ops.creation import randperm
-
         with _backend.use_backend(self._backend()):
             perm = randperm(n)
         return [int(i) for i in perm.tolist()]
@@ -213,10 +211,6 @@ class DataLoader:
 
     @staticmethod
     def _take(tensors, rows):
-        from .. import _dtypes
-        from ..ops.creation import asarray
-        from ..ops.manipulation import take
-
         b = tensors[0].backend
         with _backend.use_backend(b):
             idx = asarray(rows, dtype=_dtypes.int64)
