@@ -18,6 +18,10 @@ Files
     For each ``Case`` of ``tests/test_nn_functional.py``: ``out`` is the float64 output of
     ``case.fn(torch.nn.functional, **inputs)`` and ``grads[k]`` the gradient of
     ``sum(out * _cot(out.shape))`` with respect to differentiable input ``k``.
+``nn_layers.json``
+    ``ref["mlp"][loss]``: the loss and every parameter's gradient of ``tests/test_nn_layers.py``'s
+    MLP under five losses; ``ref[bn]``: a BatchNorm's training output, running statistics
+    after two steps and eval output.
 ``optim.json``
     ``trajectories[id]``: ``cat(W.flatten(), b)`` after each of ``STEPS`` steps of
     ``torch.optim.<Name>([W, b], **options)`` on ``mean((tanh(X @ W + b) - Y) ** 2)``, for
@@ -75,6 +79,57 @@ def nn_functional():
                             "grads": {k: g.grad.numpy().tolist() for k, g in grads.items()}}
     return {**_header("torch.nn.functional outputs and input gradients of "
                       "tests/test_nn_functional.py's CASES"), "cases": cases}
+
+
+# --- tests/test_nn_layers.py ----------------------------------------------------------------
+def nn_layers():
+    torch = _torch()
+    import test_nn_layers as layers
+    import torch.nn as tnn
+
+    _x = layers._x
+
+    def tx(*shape, **kw):
+        return torch.from_numpy(_x(*shape, **kw))
+
+    model = tnn.Sequential(tnn.Linear(4, 5), tnn.Tanh(), tnn.Linear(5, 6), tnn.GELU(),
+                           tnn.Linear(6, 3)).double()
+    with torch.no_grad():
+        for i, layer in enumerate([model[0], model[2], model[4]]):
+            layer.weight.copy_(tx(*layer.weight.shape, phase=0.1 * i, scale=0.8))
+            layer.bias.copy_(tx(*layer.bias.shape, phase=1.0 + i, scale=0.3))
+    x, t = torch.from_numpy(layers.MLP_X), torch.from_numpy(layers.MLP_T)
+    losses = {
+        "ce": tnn.CrossEntropyLoss(label_smoothing=0.1)(model(x), t),
+        "nll": tnn.NLLLoss()(tnn.LogSoftmax(dim=1)(model(x)), t),
+        "mse": tnn.MSELoss()(tnn.Softmax(dim=1)(model(x)), tx(6, 3)),
+        "l1": tnn.L1Loss(reduction="sum")(model(x), tx(6, 3)),
+        "bce": tnn.BCEWithLogitsLoss()(model(x), torch.from_numpy(np.abs(_x(6, 3, scale=1.0)))),
+    }
+    ref = {"mlp": {}}
+    for name, loss in losses.items():
+        model.zero_grad()
+        loss.backward(retain_graph=True)
+        ref["mlp"][name] = {"loss": loss.item(), "grads": {
+            n: p.grad.numpy().tolist() for n, p in model.named_parameters()}}
+    for key, make, shape in [("bn1d", lambda: tnn.BatchNorm1d(3), (4, 3)),
+                             ("bn1d-3d", lambda: tnn.BatchNorm1d(3, momentum=0.3), (2, 3, 4)),
+                             ("bn2d-cma", lambda: tnn.BatchNorm2d(2, momentum=None),
+                              (2, 2, 3, 2))]:
+        bn = make().double()
+        with torch.no_grad():
+            bn.weight.copy_(tx(*bn.weight.shape, phase=1.0))
+            bn.bias.copy_(tx(*bn.bias.shape, phase=2.0))
+        y1 = bn(tx(*shape))
+        bn(tx(*shape, phase=0.9, scale=3.0))
+        entry = {"train_out": y1.detach().numpy().tolist(),
+                 "running_mean": bn.running_mean.numpy().tolist(),
+                 "running_var": bn.running_var.numpy().tolist()}
+        bn.eval()
+        entry["eval_out"] = bn(tx(*shape, phase=2.5)).detach().numpy().tolist()
+        ref[key] = entry
+    return {**_header("torch.nn losses, parameter gradients and BatchNorm statistics of "
+                      "tests/test_nn_layers.py's models"), "ref": ref}
 
 
 # --- tests/test_optim.py -----------------------------------------------------------------------
@@ -135,7 +190,8 @@ def optim():
             "trajectories": trajectories, "groups": groups, "schedules": schedules}
 
 
-FILES = {"nn_functional.json": nn_functional, "optim.json": optim}
+FILES = {"nn_functional.json": nn_functional, "nn_layers.json": nn_layers,
+         "optim.json": optim}
 
 
 def _dump(obj):
