@@ -12,7 +12,7 @@ import arrayflow as af
 from arrayflow.autograd import Function, once_differentiable
 
 # --- the seeds' Functions, shipped in arrayflow.examples.custom_function -------------------
-from arrayflow.examples.custom_function import (  # noqa: E402,F401 - referenced as MODULE:NAME
+from arrayflow.examples.custom_function import (  # noqa: F401 - referenced as MODULE:NAME
     LinearFunction,
     MulConstant,
     linear_inputs,

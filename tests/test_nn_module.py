@@ -1,6 +1,7 @@
 """arrayflow.nn core: Parameter, Module, containers, with PyTorch's semantics.
 
-The seeds' ``Linear`` example runs verbatim (torch -> arrayflow) on every backend.
+The seeds' ``Linear`` example (``arrayflow.examples.custom_module``, on the seeds'
+``LinearFunction``) runs on every backend; ``tests/seeds/`` runs the seeds' verbatim copies.
 """
 
 from __future__ import annotations
@@ -12,35 +13,8 @@ import pytest
 from conftest import forbid_compute
 
 import arrayflow as af
-import arrayflow as torch  # the seeds' spelling
 from arrayflow import nn
-from arrayflow.examples.custom_function import LinearFunction
-
-# --- the seeds' example, verbatim apart from the imports (LinearFunction is the one in
-# arrayflow.examples.custom_function; tests/seeds/ runs the seeds' own copy) -------------
-
-
-class Linear(nn.Module):
-    def __init__(self, input_features, output_features, bias=True):
-        super(Linear, self).__init__()  # noqa: UP008 - verbatim from the seeds
-        self.input_features = input_features
-        self.output_features = output_features
-        self.weight = nn.Parameter(torch.Tensor(output_features, input_features))
-        if bias:
-            self.bias = nn.Parameter(torch.Tensor(output_features))
-        else:
-            self.register_parameter('bias', None)
-        self.weight.data.uniform_(-0.1, 0.1)
-        if self.bias is not None:
-            self.bias.data.uniform_(-0.1, 0.1)
-
-    def forward(self, input):
-        return LinearFunction.apply(input, self.weight, self.bias)
-
-    def extra_repr(self):
-        return 'input_features={}, output_features={}, bias={}'.format(  # noqa: UP032
-            self.input_features, self.output_features, self.bias is not None
-        )
+from arrayflow.examples.custom_module import Linear
 
 
 def host(t):
