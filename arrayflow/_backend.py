@@ -532,14 +532,33 @@ def get_backend() -> Backend:
 
     Order: the innermost ``use_backend`` block of this thread or task, then the
     process default set by :func:`set_backend`, then the ``ARRAYFLOW_BACKEND``
-    environment variable, then ``"numpy"``.
+    environment variable, then ``DEFAULT_BACKEND`` (``"numpy"``) or, when that
+    plug-in is not installed or not usable here, the first usable installed backend
+    declaring :attr:`Backend.host` (in name order).
+
+    Raises
+    ------
+    ValueError
+        If ``ARRAYFLOW_BACKEND`` names no installed backend.
+    BackendUnavailableError
+        If the selected backend cannot run here (and, without ``ARRAYFLOW_BACKEND``, no
+        usable backend declares ``host``).
     """
     b = _current.get()
     if b is not None:
         return b
     b = _default["backend"]
     if b is None:
-        b = _select(os.environ.get("ARRAYFLOW_BACKEND", DEFAULT_BACKEND), {})
+        name = os.environ.get("ARRAYFLOW_BACKEND")
+        if name is not None:
+            b = _select(name, {})
+        else:
+            try:
+                b = _select(DEFAULT_BACKEND, {})
+            except (ValueError, BackendUnavailableError):
+                b = _first_host([])
+                if b is None:
+                    raise
         _default["backend"] = b
     return b
 
@@ -555,6 +574,21 @@ def _host_unfit(b: Backend, usable: bool = False) -> str | None:
     if wrong:
         return f"declares host = True but {', '.join(wrong)} (a host backend is eager, on the CPU)"
     return None if usable else b.unusable_reason()
+
+
+def _first_host(reasons: list[str]) -> Backend | None:
+    """The first usable installed backend declaring ``host``, in name order, or None;
+    appends to ``reasons`` why each one before it cannot serve."""
+    for name in names():
+        try:
+            b = _instance(name, {})
+            why = _host_unfit(b)
+        except Exception as e:  # a broken third-party plug-in is reported, not raised
+            why = f"plug-in failed to load: {e}"
+        if why is None:
+            return b
+        reasons.append(f"{name!r} {why}")
+    return None
 
 
 def host_backend() -> Backend:
@@ -600,16 +634,10 @@ def host_backend() -> Backend:
             default = None
     if default is not None and _host_unfit(default, usable=default is cur) is None:
         return default
-    reasons = []
-    for name in names():
-        try:
-            b = _instance(name, {})
-            why = _host_unfit(b)
-        except Exception as e:  # a broken third-party plug-in is reported, not raised
-            why = f"plug-in failed to load: {e}"
-        if why is None:
-            return b
-        reasons.append(f"{name!r} {why}")
+    reasons: list[str] = []
+    b = _first_host(reasons)
+    if b is not None:
+        return b
     raise BackendUnavailableError(
         "arrayflow.host_backend: no usable installed backend declares host = True (an eager "
         "CPU backend for finite differences, computed results and host round trips); "

@@ -61,7 +61,9 @@ _backend._discover()
 del _backend._registered["numpy"]
 for key in [k for k in _backend._instances if k[0] == "numpy"]:
     del _backend._instances[key]
-af.set_backend("strict")  # the default, "numpy", is gone; strict does not declare host
+# the default, "numpy", is gone: the first usable backend declaring host takes its place
+print("default", af.get_backend().name, af.ones(2).backend.name)
+af.set_backend("strict")  # strict does not declare host
 print("host", af.backends.host_backend().name)
 
 x = af.asarray([0.3, -1.2, 2.0], dtype=af.float64, requires_grad=True)
@@ -127,6 +129,7 @@ def test_plugin_declaring_host_serves_without_the_numpy_plugin(tmp_path):
                          text=True, env=_env(tmp_path), cwd=tmp_path, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == [
+        "default hosttoy hosttoy",
         "host hosttoy",
         "gradcheck True",
         "jacobians on hosttoy True",
@@ -174,6 +177,25 @@ def registry(monkeypatch):
     monkeypatch.setitem(_backend._default, "backend", _backend._default["backend"])
     return lambda name, cls: _backend._registered.__setitem__(
         name, type(cls.__name__, (cls,), {"name": name}))
+
+
+def test_default_falls_back_to_a_host_backend_only_without_numpy(tmp_path):
+    code = ("import arrayflow as af; from arrayflow import _backend; _backend._discover(); "
+            "del _backend._registered['numpy']; print(af.get_backend().name)")
+    env = _env(tmp_path)
+    # no backend declaring host besides NumPy: the original error, not another backend
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert out.returncode != 0 and "unknown backend 'numpy'" in out.stderr, out.stderr
+    # NumPy installed: it stays the default even where another CPU backend declares host
+    code = ("import arrayflow as af; from arrayflow import _backend; "
+            "from arrayflow_numpy import NumpyBackend as N; "
+            "_backend.register_backend('aa', type('AA', (N,), {'name': 'aa'})); "
+            "print(af.get_backend().name, af.backends.host_backend().name)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["numpy", "numpy"]
 
 
 def test_numpy_plugin_declares_host_and_others_do_not():
@@ -300,3 +322,35 @@ def test_core_selects_no_backend_by_the_name_numpy():
     assert len(files) > 30
     found = [f for p in files for f in _numpy_selections(p)]
     assert found == []
+
+
+class _NoDlpack(_Host):
+    """An eager backend whose namespace has no ``from_dlpack`` (the core goes through
+    the host backend), and which is no host backend itself."""
+
+    host = False
+
+    def load_namespace(self):
+        import types
+
+        import array_api_compat.numpy as xp
+
+        ns = types.ModuleType(xp.__name__)
+        ns.__dict__.update({k: v for k, v in vars(xp).items() if k != "from_dlpack"})
+        return ns
+
+
+def test_from_dlpack_goes_through_the_host_backend_not_numpy_by_name(registry, monkeypatch):
+    np = pytest.importorskip("numpy")
+    registry("aahost", _Host)
+    registry("nodl", _NoDlpack)
+    del _backend._registered["numpy"]  # the registry copy: "numpy" selects nothing now
+    for key in [k for k in _backend._instances if k[0] == "numpy"]:
+        del _backend._instances[key]
+    af.set_backend("aahost")
+    calls = []
+    monkeypatch.setattr(_Host, "to_host", lambda self, a: calls.append(self.name) or a)
+    with af.use_backend("nodl"):
+        t = af.from_dlpack(np.array([1.5, -2.0, 3.25]))
+    assert t.backend.name == "nodl" and t.tolist() == [1.5, -2.0, 3.25]
+    assert "aahost" in calls
