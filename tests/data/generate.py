@@ -21,7 +21,8 @@ Files
 ``nn_layers.json``
     ``ref["mlp"][loss]``: the loss and every parameter's gradient of ``tests/test_nn_layers.py``'s
     MLP under five losses; ``ref[bn]``: a BatchNorm's training output, running statistics
-    after two steps and eval output.
+    after two steps and eval output; ``ref["calculate_gain"]``: ``torch.nn.init.calculate_gain``
+    for each of ``GAIN_ARGS``.
 ``optim.json``
     ``trajectories[id]``: ``cat(W.flatten(), b)`` after each of ``STEPS`` steps of
     ``torch.optim.<Name>([W, b], **options)`` on ``mean((tanh(X @ W + b) - Y) ** 2)``, for
@@ -128,6 +129,7 @@ def nn_layers():
         bn.eval()
         entry["eval_out"] = bn(tx(*shape, phase=2.5)).detach().numpy().tolist()
         ref[key] = entry
+    ref["calculate_gain"] = [tnn.init.calculate_gain(n, *a) for n, *a in layers.GAIN_ARGS]
     return {**_header("torch.nn losses, parameter gradients and BatchNorm statistics of "
                       "tests/test_nn_layers.py's models"), "ref": ref}
 
