@@ -23,7 +23,7 @@ import sys
 from . import _backend, _dtypes, autograd
 from ._device import as_device, cuda_device, resolve_device
 from ._lazy import compute
-from .autograd._views import forward_chain, own_copy, rebase_view, refresh, scatter_chain
+from .autograd._views import _ViewCell, own_copy, rebase_view, refresh
 from .autograd.grad_mode import is_grad_enabled_fast
 from .autograd.graph import _RemovableHandle, grad_edge, inplace_input_consumed
 from .ops import aliases as _al
@@ -56,54 +56,6 @@ class _Cell:
         self.version = 0
         self.views = None
         self.views_limit = 16
-
-
-class _ViewCell:
-    """Storage of a view (PyTorch's view semantics on every backend).
-
-    ``array`` is recomputed from the root storage whenever the root was written; setting
-    ``array`` scatters the new values into the root. ``version`` is the root's (views
-    share their base's version counter, as in PyTorch).
-    """
-
-    __slots__ = ("root", "base", "steps", "n_grad", "grad_mode", "writable", "owner",
-                 "_arr", "_seen")
-
-    def __init__(self, root, base, steps, n_grad, arr, grad_mode, writable):
-        self.root = root  # the _Cell holding the storage
-        self.base = base  # the Tensor this view was taken of (PyTorch ``_base``)
-        self.steps = steps  # view ops from the root's array to this view's
-        self.n_grad = n_grad  # the last n_grad steps lead from ``base`` to this view
-        self.grad_mode = grad_mode  # grad mode when the view was created
-        # True; False for broadcast (expanded) views (a write raises); or the message
-        # raised by a recorded write (an input a custom Function returned as is)
-        self.writable = writable
-        self.owner = None  # weakref to the Tensor the view op returned
-        self._arr = arr
-        self._seen = root.version
-
-    @property
-    def array(self):
-        root = self.root
-        if self._seen != root.version:
-            self._arr = forward_chain(self.steps, root.array)
-            self._seen = root.version
-        return self._arr
-
-    @array.setter
-    def array(self, new):
-        root = self.root
-        root.array = scatter_chain(self.steps, root.array, new)
-        self._arr = new
-        self._seen = root.version
-
-    @property
-    def version(self) -> int:
-        return self.root.version
-
-    @version.setter
-    def version(self, value: int) -> None:
-        self.root.version = value
 
 
 class Size(tuple):

@@ -41,10 +41,6 @@ ALLOWED_UP: dict[tuple[str, str], str] = {
     # Tensor.relu/sigmoid/softmax/log_softmax/relu_/sigmoid_ call nn.functional's
     # implementation; next step: move those forwards into ops (one op, three spellings).
     ("_tensor_methods", "nn.functional"): "Tensor methods implemented by nn.functional",
-    # the view storage class lives in tensor.py; next step: move _ViewCell into
-    # autograd/_views.py beside forward_chain/scatter_chain, which it calls.
-    ("autograd._views", "tensor"): "_ViewCell is defined in tensor.py",
-    ("autograd.function", "tensor"): "_ViewCell is defined in tensor.py",
 }
 
 

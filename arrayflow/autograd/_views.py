@@ -2,7 +2,7 @@
 
 A call of a view op (basic indexing, ``reshape``/``view``, ``permute_dims``,
 ``matrix_transpose``, ``expand_dims``, ``squeeze``, ``moveaxis``,
-``broadcast_to``) gives a Tensor whose cell is a :class:`arrayflow.tensor._ViewCell`:
+``broadcast_to``) gives a Tensor whose cell is a :class:`_ViewCell` (below):
 its values are recomputed from the root storage whenever that storage was written,
 and a write into it is scattered into the root storage. So views behave the same on
 every backend, whether or not the backend's arrays alias (NumPy's do, Dask's do not).
@@ -127,7 +127,54 @@ def on_view(op_, backend, x, rest, kwargs, out, res):
 
 
 _NO_KW: dict = {}
-_ViewCell = None  # arrayflow.tensor._ViewCell, set by install()
+
+
+class _ViewCell:
+    """Storage of a view (PyTorch's view semantics on every backend).
+
+    ``array`` is recomputed from the root storage whenever the root was written; setting
+    ``array`` scatters the new values into the root. ``version`` is the root's (views
+    share their base's version counter, as in PyTorch).
+    """
+
+    __slots__ = ("root", "base", "steps", "n_grad", "grad_mode", "writable", "owner",
+                 "_arr", "_seen")
+
+    def __init__(self, root, base, steps, n_grad, arr, grad_mode, writable):
+        self.root = root  # the _Cell holding the storage
+        self.base = base  # the Tensor this view was taken of (PyTorch ``_base``)
+        self.steps = steps  # view ops from the root's array to this view's
+        self.n_grad = n_grad  # the last n_grad steps lead from ``base`` to this view
+        self.grad_mode = grad_mode  # grad mode when the view was created
+        # True; False for broadcast (expanded) views (a write raises); or the message
+        # raised by a recorded write (an input a custom Function returned as is)
+        self.writable = writable
+        self.owner = None  # weakref to the Tensor the view op returned
+        self._arr = arr
+        self._seen = root.version
+
+    @property
+    def array(self):
+        root = self.root
+        if self._seen != root.version:
+            self._arr = forward_chain(self.steps, root.array)
+            self._seen = root.version
+        return self._arr
+
+    @array.setter
+    def array(self, new):
+        root = self.root
+        root.array = scatter_chain(self.steps, root.array, new)
+        self._arr = new
+        self._seen = root.version
+
+    @property
+    def version(self) -> int:
+        return self.root.version
+
+    @version.setter
+    def version(self, value: int) -> None:
+        self.root.version = value
 
 
 def _register(root, owner_ref):
@@ -222,9 +269,6 @@ def rebase_view(view, result):
 
 def install():
     """Mark the view ops in the op table and hand :func:`on_view` to the dispatcher."""
-    global _ViewCell
-    from ..tensor import _ViewCell
-
     for name in VIEW_OPS:
         op_ = _registry.OPS.get(name)
         if op_ is not None:

@@ -29,7 +29,7 @@ from .. import _backend
 from ..ops._vjp_util import sum_to_shape
 from ..ops.dtypes import astype
 from . import graph as _graph
-from ._views import function_alias, rebase_view
+from ._views import _ViewCell, function_alias, rebase_view
 from .grad_mode import _enabled, set_grad_enabled
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "BackwardCFunction"]
@@ -401,8 +401,6 @@ class Function(metaclass=_FunctionMeta):
 def _rebase_dirty_views(outputs, dirty) -> None:
     """A dirty input that is a view (``forward`` wrote into its base's storage): the base
     gets the history of the write, as PyTorch's ``CopySlices`` gives it."""
-    from ..tensor import _ViewCell
-
     for o in outputs:
         cell = getattr(o, "_cell", None)
         if id(o) in dirty and type(cell) is _ViewCell and cell.owner is not None \
