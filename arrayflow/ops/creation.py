@@ -121,6 +121,8 @@ def asarray(backend, obj, /, *, dtype=None, device=None, copy=None, chunks=None)
         True always copies, False never copies (raises ``ValueError`` if it must),
         None copies only when needed.
 
+    Notes
+    -----
     Source: array API standard 2025.12, ``asarray``; PyTorch ``as_tensor``.
     """
     y = _asarray(backend, obj, dtype, device, copy, chunks)

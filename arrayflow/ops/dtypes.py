@@ -22,6 +22,8 @@ def astype(xp, x, dtype, /, *, copy=True, device=None):
     copy : bool
         False returns ``x`` itself when nothing changes.
 
+    Notes
+    -----
     Source: array API standard 2025.12, ``astype``.
     """
     kw = {} if device is None else {"device": device}
