@@ -369,12 +369,45 @@ def fill_diagonal_(self, fill_value, wrap=False):
 
 # --- unary in place -----------------------------------------------------------------------------
 
-def _nn(name):
-    def fn(x):
-        from .nn import functional as F
+# One implementation each of ReLU, sigmoid, softmax and log-softmax: the Tensor methods,
+# their in-place forms, ``af.relu``/``af.sigmoid`` and ``nn.functional`` (a higher layer)
+# call these, as PyTorch's ``F.softmax`` calls ``Tensor.softmax``.
 
-        return getattr(F, name)(x)
-    return fn
+def _relu(x):
+    """max(x, 0), with gradient 0 at 0."""
+    return _s.where(x > 0, x, 0.0)
+
+
+def _sigmoid(x):
+    """1 / (1 + exp(-x)), without overflow for large |x|."""
+    e = _e.exp(-_e.abs(x))
+    return _s.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _softmax_dim(ndim):
+    # PyTorch's legacy implicit dim choice (with a warning there).
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _softmax(x, dim, dtype):
+    """exp(x) / sum(exp(x)) along ``dim``, with max-subtraction."""
+    if dtype is not None:
+        x = _dt.astype(x, dtype)
+    if dim is None:
+        dim = _softmax_dim(x.ndim)
+    shifted = x - _r.max(x, axis=dim, keepdims=True).detach()
+    ex = _e.exp(shifted)
+    return ex / _r.sum(ex, axis=dim, keepdims=True)
+
+
+def _log_softmax(x, dim, dtype):
+    """x - logsumexp(x) along ``dim``, computed stably."""
+    if dtype is not None:
+        x = _dt.astype(x, dtype)
+    if dim is None:
+        dim = _softmax_dim(x.ndim)
+    shifted = x - _r.max(x, axis=dim, keepdims=True).detach()
+    return shifted - _e.log(_r.sum(_e.exp(shifted), axis=dim, keepdims=True))
 
 
 _UNARY_INPLACE = {
@@ -384,7 +417,7 @@ _UNARY_INPLACE = {
     "sin_": _e.sin, "cos_": _e.cos, "tan_": _e.tan, "asin_": _e.asin, "acos_": _e.acos,
     "atan_": _e.atan, "sinh_": _e.sinh, "cosh_": _e.cosh, "tanh_": _e.tanh,
     "floor_": _e.floor, "ceil_": _e.ceil, "trunc_": _e.trunc, "round_": _e.round,
-    "sign_": _e.sign, "sigmoid_": _nn("sigmoid"), "relu_": _nn("relu"),
+    "sign_": _e.sign, "sigmoid_": _sigmoid, "relu_": _relu,
     "rsqrt_": lambda x: _e.reciprocal(_e.sqrt(x)),
 }
 
@@ -403,30 +436,22 @@ def _unary_inplace(name, fn):
 
 def sigmoid(self):
     """``1 / (1 + exp(-x))`` (PyTorch ``Tensor.sigmoid``)."""
-    from .nn import functional as F
-
-    return F.sigmoid(self)
+    return _sigmoid(self)
 
 
 def relu(self):
     """``max(x, 0)`` (PyTorch ``Tensor.relu``)."""
-    from .nn import functional as F
-
-    return F.relu(self)
+    return _relu(self)
 
 
 def softmax(self, dim, dtype=None):
     """Softmax over ``dim`` (PyTorch ``Tensor.softmax``)."""
-    from .nn import functional as F
-
-    return F.softmax(self, dim, dtype=dtype)
+    return _softmax(self, dim, dtype)
 
 
 def log_softmax(self, dim, dtype=None):
     """Log-softmax over ``dim`` (PyTorch ``Tensor.log_softmax``)."""
-    from .nn import functional as F
-
-    return F.log_softmax(self, dim, dtype=dtype)
+    return _log_softmax(self, dim, dtype)
 
 
 def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):

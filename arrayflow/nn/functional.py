@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from .. import _backend, _dtypes
+from .. import _tensor_methods as _tm
 from .. import ops as _ops  # noqa: F401 - registers every op
 from ..autograd import no_grad
 from ..ops import creation as _c
@@ -49,7 +50,7 @@ def _reduce(loss, reduction, fname):
 @overridable
 def relu(input, inplace=False):
     """max(x, 0), with gradient 0 at 0 (PyTorch ``F.relu``). ``inplace`` is accepted, ignored."""
-    return _s.where(input > 0, input, 0.0)
+    return _tm._relu(input)
 
 
 @overridable
@@ -90,8 +91,7 @@ def selu(input, inplace=False):
 @overridable
 def sigmoid(input):
     """1 / (1 + exp(-x)), without overflow for large |x| (``F.sigmoid``)."""
-    e = _e.exp(-_e.abs(input))
-    return _s.where(input >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    return _tm._sigmoid(input)
 
 
 @overridable
@@ -139,32 +139,16 @@ def gelu(input, approximate="none"):
     raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
 
 
-def _softmax_dim(ndim):
-    # PyTorch's legacy implicit dim choice (with a warning there).
-    return 0 if ndim in (0, 1, 3) else 1
-
-
 @overridable
 def softmax(input, dim=None, dtype=None):
     """exp(x) / sum(exp(x)) along ``dim``, with max-subtraction (``F.softmax``)."""
-    if dtype is not None:
-        input = _ops.dtypes.astype(input, dtype)
-    if dim is None:
-        dim = _softmax_dim(input.ndim)
-    shifted = input - _r.max(input, axis=dim, keepdims=True).detach()
-    ex = _e.exp(shifted)
-    return ex / _r.sum(ex, axis=dim, keepdims=True)
+    return _tm._softmax(input, dim, dtype)
 
 
 @overridable
 def log_softmax(input, dim=None, dtype=None):
     """x - logsumexp(x) along ``dim``, computed stably (``F.log_softmax``)."""
-    if dtype is not None:
-        input = _ops.dtypes.astype(input, dtype)
-    if dim is None:
-        dim = _softmax_dim(input.ndim)
-    shifted = input - _r.max(input, axis=dim, keepdims=True).detach()
-    return shifted - _e.log(_r.sum(_e.exp(shifted), axis=dim, keepdims=True))
+    return _tm._log_softmax(input, dim, dtype)
 
 
 # --- linear layers ----------------------------------------------------------------------------
