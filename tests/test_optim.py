@@ -15,6 +15,7 @@ import contextlib
 import functools
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -76,6 +77,24 @@ def torch_trajectory(name, options):
     [cid] = [i for i, (n, kw) in zip(config_ids(OPTIMIZER_CONFIGS), OPTIMIZER_CONFIGS)
              if n == name and kw == options]
     return torch_reference()["trajectories"][cid]
+
+
+class _Trajectories(Sequence):
+    """``(name, options, PyTorch's trajectory)`` for each of ``OPTIMIZER_CONFIGS``; the
+    trajectory is read from ``optim.json`` when an item is taken (``tests/oracle`` reads the
+    configurations through this name)."""
+
+    def __len__(self):
+        return len(OPTIMIZER_CONFIGS)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(len(self))[i]]
+        name, options = OPTIMIZER_CONFIGS[i]
+        return name, options, torch_trajectory(name, options)
+
+
+TORCH_TRAJECTORIES = _Trajectories()
 
 
 # --- helpers ---------------------------------------------------------------------------
