@@ -71,7 +71,7 @@ def is_grad_case(case: OpCase) -> bool:
     """
     if not (case.differentiable and case.gradcheck) or case.id in AT_A_KINK:
         return False
-    args, kwargs = case.sample(0)
+    args, _ = case.sample(0)
     leaves = [a for a in args if _is_f64(a)]
     leaves += [e for a in args if isinstance(a, (list, tuple)) for e in a if _is_f64(e)]
     return bool(leaves) and all(a.size <= 64 for a in leaves) and _real_outputs(case)
