@@ -7,7 +7,8 @@
 from __future__ import annotations
 
 from . import _backend
-from ._device import _declared_types
+from ._device import _backend_for, _declared_types
+from ._device import device as _device
 
 __all__ = ["is_available", "device_count", "current_device", "synchronize", "manual_seed",
            "manual_seed_all"]
@@ -51,9 +52,7 @@ def _first(fname: str):
     usable = _usable()
     if usable:
         return usable[0]
-    from ._device import _backend_for, device
-
-    _backend_for(device("cuda"), _backend.get_backend(), fname)  # raises, with the reasons
+    _backend_for(_device("cuda"), _backend.get_backend(), fname)  # raises, with the reasons
     raise AssertionError("unreachable")  # pragma: no cover
 
 

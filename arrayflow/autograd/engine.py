@@ -191,9 +191,7 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
                 gt = _as_tensor(g, t._backend)
                 if gt.dtype is not t.dtype and t.dtype.kind == "real floating" and \
                         gt.dtype.kind == "real floating":
-                    from ..ops.dtypes import astype  # PyTorch: the input's dtype
-
-                    gt = astype(gt, t.dtype)
+                    gt = astype(gt, t.dtype)  # PyTorch: the input's dtype
                 out.append(gt)
         return tuple(out)
     return None

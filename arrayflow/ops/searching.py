@@ -110,6 +110,7 @@ def unique_values(xp, x, /):
 # --- VJPs ------------------------------------------------------------------------------------
 
 from ._vjp_util import sum_to_shape as _sum_to  # noqa: E402
+from .manipulation import take_along_axis as _take_along_axis  # noqa: E402
 
 
 @where.defvjp
@@ -126,11 +127,10 @@ def _sort_vjp(xp, res, g):
     x, axis, descending, stable = res
     order = xp.argsort(x, axis=axis, descending=descending, stable=stable)
     inverse = xp.argsort(order, axis=axis, stable=True)
-    from .manipulation import take_along_axis  # the op, with its standard-only fallback
-
     if hasattr(xp, "take_along_axis"):
         return (xp.take_along_axis(g, inverse, axis=axis),)
-    return (take_along_axis.forward(xp, g, inverse, axis=axis)[0],)
+    # the op, with its standard-only fallback
+    return (_take_along_axis.forward(xp, g, inverse, axis=axis)[0],)
 
 
 from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
