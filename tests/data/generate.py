@@ -6,11 +6,13 @@ calls are the test files' own (imported from them), so a case added to a test fi
 reference by re-running this script::
 
     .venv/bin/python tests/data/generate.py            # rewrite every file
-    .venv/bin/python tests/data/generate.py --check    # exit 1 if a file would change
+    .venv/bin/python tests/data/generate.py --check    # exit 1 if a value would change
 
 The script is deterministic: inputs are closed-form (``sin``/``cos`` of indices, no random
 draws), PyTorch runs single-threaded, and the JSON is written with sorted keys and
-``repr``-exact floats, so a re-run on the same PyTorch rewrites identical bytes.
+``repr``-exact floats, so a re-run on the same machine rewrites identical bytes. Another
+CPU may round a float64 kernel's last bit differently, so ``--check`` compares numbers within
+``CHECK_RTOL``/``CHECK_ATOL`` (far tighter than any test's tolerance).
 
 Files
 -----
@@ -200,24 +202,54 @@ def _dump(obj):
     return json.dumps(obj, indent=1, sort_keys=True) + "\n"
 
 
+CHECK_RTOL, CHECK_ATOL = 1e-13, 1e-15
+"""``--check`` tolerance: PyTorch's float64 kernels may round the last bit differently on
+another CPU (vector width, thread count); anything larger is a changed or hand-edited value."""
+
+
+def _differences(stored, fresh, path=""):
+    """Where ``stored`` (from disk) and ``fresh`` (PyTorch now) differ: keys, lengths, types,
+    strings exactly, numbers beyond ``CHECK_RTOL``/``CHECK_ATOL``."""
+    if isinstance(fresh, dict):
+        if not isinstance(stored, dict) or set(stored) != set(fresh):
+            return [f"{path or '/'}: keys differ"]
+        return [d for k in sorted(fresh) for d in _differences(stored[k], fresh[k], f"{path}/{k}")]
+    if isinstance(fresh, list):
+        if not isinstance(stored, list) or len(stored) != len(fresh):
+            return [f"{path}: lengths differ"]
+        return [d for i, (a, b) in enumerate(zip(stored, fresh))
+                for d in _differences(a, b, f"{path}[{i}]")]
+    if isinstance(fresh, (int, float)) and not isinstance(fresh, bool):
+        if (isinstance(stored, (int, float)) and not isinstance(stored, bool)
+                and (stored == fresh or abs(stored - fresh) <= CHECK_ATOL + CHECK_RTOL * abs(fresh)
+                     or (stored != stored and fresh != fresh))):
+            return []
+        return [f"{path}: {stored!r} on disk, {fresh!r} from PyTorch"]
+    return [] if stored == fresh else [f"{path}: {stored!r} on disk, {fresh!r} from PyTorch"]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true",
-                        help="compare with the files on disk instead of writing them")
+                        help="compare with the files on disk (numbers within CHECK_RTOL and "
+                             "CHECK_ATOL) instead of writing them")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(TESTS))  # the test modules and their conftest
     stale = []
     for fname, make in FILES.items():
-        text = _dump(make())
+        fresh = json.loads(_dump(make()))  # as the file would hold it (tuples become lists)
         path = DATA / fname
         if args.check:
-            if not path.exists() or path.read_text() != text:
-                stale.append(fname)
+            if not path.exists():
+                stale.append(f"{fname}: missing")
+                continue
+            diffs = _differences(json.loads(path.read_text()), fresh)
+            stale += [f"{fname}{d}" for d in diffs[:10]]
         else:
-            path.write_text(text)
+            path.write_text(_dump(fresh))
             print(f"wrote {path.relative_to(TESTS.parent)}")
     if stale:
-        print("out of date: " + ", ".join(stale))
+        print("out of date (re-run tests/data/generate.py):\n  " + "\n  ".join(stale))
         return 1
     return 0
 
