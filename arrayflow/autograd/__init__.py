@@ -43,8 +43,6 @@ def _seq(x):
 
 
 def _root_grads(fname, outputs, grads):
-    from ..ops._registry import Tensor
-
     if grads is None:
         grads = (None,) * len(outputs)
     if len(grads) != len(outputs):
@@ -65,7 +63,7 @@ def _root_grads(fname, outputs, grads):
                     f"{fname}: grad can be implicitly created only for real scalar outputs "
                     f"but got {o.dtype}")
             g = ones_like(o)
-        elif not isinstance(g, Tensor):
+        elif not isinstance(g, _registry.Tensor):
             raise TypeError(f"{fname}: gradient {i} must be a Tensor or None, got "
                             f"{type(g).__name__}")
         elif g.shape != o.shape:

@@ -8,6 +8,8 @@ the engine can call the same function.
 
 from __future__ import annotations
 
+from ..ops import _registry
+
 __all__ = ["check_hook_grad", "hook_name"]
 
 
@@ -40,12 +42,10 @@ def check_hook_grad(hook, value, shape, dtype, backend, where: str):
         If its shape, dtype or backend differs (PyTorch: ``hook 'h' has changed the size of
         value``); no broadcasting or casting is done.
     """
-    from ..ops._registry import Tensor
-
     if value is None:
         return None
     name = hook_name(hook)
-    if not isinstance(value, Tensor):
+    if not isinstance(value, _registry.Tensor):
         raise TypeError(
             f"{where}: hook {name!r} returned {type(value).__name__}, expected a Tensor or None")
     if not value._backend.same_kind(backend):

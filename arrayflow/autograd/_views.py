@@ -202,8 +202,6 @@ def function_alias(t, fname: str, k: int):
     """Output ``k`` of custom Function ``fname`` that is its input ``t`` returned as is: a
     new Tensor on the same storage whose recorded in-place writes raise PyTorch's error
     (the write would bypass the Function's backward)."""
-    from ..ops._registry import Tensor
-
     xc = t._cell
     if type(xc) is _ViewCell:
         root, steps = xc.root, xc.steps
@@ -216,7 +214,7 @@ def function_alias(t, fname: str, k: int):
            f"behavior is forbidden. You can fix this by cloning the output of the custom "
            f"Function.")
     cell = _ViewCell(root, t, steps, 0, xc.array, _enabled.get(), msg)
-    return Tensor._from_array(cell.array, t._backend, cell)
+    return _registry.Tensor._from_array(cell.array, t._backend, cell)
 
 
 def _replay(cell):

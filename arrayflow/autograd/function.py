@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 
 from .. import _backend
+from ..ops import _registry
 from ..ops._vjp_util import sum_to_shape
 from ..ops.dtypes import astype
 from . import graph as _graph
@@ -67,7 +68,7 @@ class FunctionCtx:
         TypeError
             If an argument is neither a Tensor nor None.
         """
-        from ..ops._registry import Tensor
+        Tensor = _registry.Tensor  # the Tensor class (a hook filled by tensor.py)
 
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
@@ -133,7 +134,7 @@ class BackwardCFunction(_graph.Node):
         self.ctx._to_save = ()
 
     def _apply(self, grads, create_graph):
-        from ..ops._registry import Tensor
+        Tensor = _registry.Tensor  # the Tensor class (a hook filled by tensor.py)
 
         ctx = self.ctx
         backend = self.backend
@@ -304,7 +305,7 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run ``forward`` and record the call for autograd; returns its output(s)."""
-        from ..ops._registry import Tensor
+        Tensor = _registry.Tensor  # the Tensor class (a hook filled by tensor.py)
 
         ctx = FunctionCtx()
         ctx._fname = cls.__name__
@@ -416,7 +417,7 @@ def once_differentiable(backward):
 
     @functools.wraps(backward)
     def wrapper(ctx, *grads):
-        from ..ops._registry import Tensor
+        Tensor = _registry.Tensor  # the Tensor class (a hook filled by tensor.py)
 
         # Unlike PyTorch, saved Tensors count too: the result depends on them, so a
         # second differentiation must raise rather than silently give no gradient.

@@ -19,6 +19,7 @@ import traceback
 import weakref
 
 from .._backend import use_backend
+from ..ops import _registry
 
 __all__ = ["Node", "OpNode", "AccumulateGrad", "record", "grad_edge", "node_class_for"]
 
@@ -200,9 +201,7 @@ def _zeros(backend, meta, as_tensor):
     shape, dtype = meta
     arr = backend.xp.zeros(shape, dtype=backend.native_dtype(dtype))
     if as_tensor:
-        from ..ops._registry import Tensor
-
-        return Tensor._from_array(arr, backend)
+        return _registry.Tensor._from_array(arr, backend)
     return arr
 
 
@@ -236,9 +235,7 @@ def inplace_input_consumed(node, t) -> None:
     for k, kind, ref in node.links:
         if kind == "in" and ref is t:
             if old is None:
-                from ..ops._registry import Tensor
-
-                old = Tensor._from_array(cell.array, t._backend)
+                old = _registry.Tensor._from_array(cell.array, t._backend)
                 old._requires_grad = t._requires_grad
                 old.grad_fn = t.grad_fn
                 old._output_nr = t._output_nr
@@ -250,8 +247,6 @@ def inplace_input_consumed(node, t) -> None:
 
 def _tensor_residuals(node):
     """Residuals as Tensors linked to the graph, for differentiable backward (create_graph)."""
-    from ..ops._registry import Tensor
-
     res = list(node.res)
     linked = set()
     for k, kind, ref in node.links:
@@ -261,7 +256,7 @@ def _tensor_residuals(node):
         else:  # an output: rebuild it if its Tensor is gone
             t = node.outs[ref]() if node.outs is not None else None
             if t is None:
-                t = Tensor._from_array(res[k], node.backend)
+                t = _registry.Tensor._from_array(res[k], node.backend)
                 t._requires_grad = True
                 t.grad_fn = node
                 t._output_nr = ref
@@ -271,7 +266,7 @@ def _tensor_residuals(node):
     backend = node.backend
     for k, r in enumerate(res):
         if k not in linked and type(r) not in _SCALARS and backend.is_array(r):
-            res[k] = Tensor._from_array(r, backend)
+            res[k] = _registry.Tensor._from_array(r, backend)
     return tuple(res)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warnings
 
+from ..ops import _registry
 from ..ops.creation import empty
 
 __all__ = ["Variable"]
@@ -18,9 +19,7 @@ __all__ = ["Variable"]
 
 class _VariableMeta(type):
     def __instancecheck__(cls, other) -> bool:
-        from ..ops._registry import Tensor
-
-        return isinstance(other, Tensor)
+        return isinstance(other, _registry.Tensor)
 
 
 class Variable(metaclass=_VariableMeta):
@@ -55,14 +54,12 @@ class Variable(metaclass=_VariableMeta):
     """
 
     def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
-        from ..ops._registry import Tensor
-
         if volatile:
             warnings.warn("volatile was removed and now has no effect. Use "
                           "`with arrayflow.no_grad():` instead.", UserWarning, stacklevel=2)
         if data is None:
             out = empty((0,))
-        elif not isinstance(data, Tensor):
+        elif not isinstance(data, _registry.Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got "
                             f"{type(data).__name__}")
         else:
