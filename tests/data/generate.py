@@ -59,10 +59,9 @@ def _torch():
 
 
 def _header(what):
-    import torch
-
-    return {"source": f"PyTorch {torch.__version__} (CPU, float64), {what}; "
-                      "regenerate with tests/data/generate.py, do not edit by hand"}
+    # "_source" sorts first in the file
+    return {"_source": f"PyTorch {TORCH_VERSION} (CPU, float64), {what}; "
+                       "regenerate with tests/data/generate.py, do not edit by hand"}
 
 
 # --- tests/test_nn_functional.py --------------------------------------------------------------
