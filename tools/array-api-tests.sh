@@ -9,14 +9,21 @@
 # Pinned: data-apis/array-api-tests 55fcc60179efa2680ddd6cd926ddf17b83530e2b (2026-04-03),
 #         submodule data-apis/array-api 5f847a3858875c682ae901aa22b0413bf24be9da.
 # Env: PYTHON (default .venv/bin/python), ARRAY_API_TESTS_MAX_EXAMPLES (default 20),
-#      ARRAY_API_TESTS_DASK_FILES (the test files run on dask; default: a subset, it is slow).
+#      ARRAY_API_TESTS_DASK_FILES (the test files run on dask; default below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 : "${ARRAY_API_TESTS_DIR:?set ARRAY_API_TESTS_DIR to a checkout of data-apis/array-api-tests}"
 PYTHON=${PYTHON:-$root/.venv/bin/python}
 max_examples=${ARRAY_API_TESTS_MAX_EXAMPLES:-20}
-dask_files=${ARRAY_API_TESTS_DASK_FILES:-"test_has_names.py test_constants.py test_creation_functions.py test_data_type_functions.py"}
+# On dask: every test file but the two element-wise ones (test_operators_and_elementwise_functions.py,
+# test_special_cases.py), which build a dask graph per drawn example and take hours here.
+dask_files=${ARRAY_API_TESTS_DASK_FILES:-"test_array_object.py test_constants.py
+    test_creation_functions.py test_data_type_functions.py test_dlpack.py test_fft.py
+    test_has_names.py test_indexing_functions.py test_inspection_functions.py test_linalg.py
+    test_manipulation_functions.py test_searching_functions.py test_set_functions.py
+    test_signatures.py test_sorting_functions.py test_statistical_functions.py
+    test_utility_functions.py"}
 
 backends=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do backends+=("$1"); shift; done
@@ -34,14 +41,19 @@ status=0
 for backend in "${backends[@]}"; do
     xfails="$root/tools/array-api-tests-xfails-$backend.txt"
     targets=(array_api_tests/)
+    extra=()
     if [ "$backend" = dask ]; then
         targets=()
         for f in $dask_files; do targets+=("array_api_tests/$f"); done
+        # Functions whose output shape depends on the values (nonzero, unique_*, boolean
+        # indexing) raise DataDependentShapeError on a lazy backend by design (docs/dask.md):
+        # the suite's own switch skips them, as it does for other lazy libraries.
+        extra=(--disable-data-dependent-shapes)
     fi
     echo "array-api-tests on $backend: ${targets[*]}"
     (cd "$ARRAY_API_TESTS_DIR" && ARRAY_API_TESTS_MODULE=arrayflow ARRAYFLOW_BACKEND=$backend \
         "$PYTHON" -m pytest -q -p no:cacheprovider -rxXfE "${targets[@]}" \
         --xfails-file "$xfails" --max-examples "$max_examples" \
-        --hypothesis-disable-deadline --hypothesis-seed=0 "$@") || status=1
+        --hypothesis-disable-deadline --hypothesis-seed=0 ${extra[@]+"${extra[@]}"} "$@") || status=1
 done
 exit $status
