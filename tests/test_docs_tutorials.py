@@ -55,14 +55,18 @@ def test_reference_shows_public_signatures_of_op_functions():
     griffe = pytest.importorskip("griffe")
     import arrayflow as af
 
-    def load(extensions):
-        mod = griffe.load("arrayflow.ops.elementwise", force_inspection=True,
-                          extensions=extensions, docstring_parser="numpy")
-        return mod["add"]
+    def load(extensions, module="arrayflow.ops.elementwise", name="add"):
+        mod = griffe.load(module, force_inspection=True, extensions=extensions,
+                          docstring_parser="numpy")
+        return mod[name]
 
     ext = griffe.load_extensions(str(ROOT / "tools" / "griffe_arrayflow.py") + ":ArrayflowOps")
     add = load(ext)
     assert [p.name for p in add.parameters] == ["x1", "x2"]
     assert add.docstring.value == inspect.getdoc(af.add)
+    # PyTorch's spelling is its own function: its docstring says what it is an alias of.
+    mul = load(ext, "arrayflow", "mul")
+    assert [p.name for p in mul.parameters] == ["x1", "x2"]
+    assert mul.docstring.value.startswith("PyTorch's name for `arrayflow.multiply`")
     plain = load(griffe.load_extensions())
     assert [p.name for p in plain.parameters] != ["x1", "x2"]   # what the extension corrects
