@@ -805,3 +805,23 @@ def test_torch_functions_match_torch(backend, name, call):
         (out * af.asarray(w)).sum().backward()
     _close(x.grad, tx.grad, rtol=1e-8, atol=1e-12)
     assert af.numel(af.asarray(X)) == torch.numel(torch.tensor(X))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_asarray_of_a_tensor_is_the_tensor_as_torch(backend):
+    """``as_tensor(t)``/``asarray(t, copy=False)`` of a Tensor with its own dtype is ``t``
+    itself (PyTorch), so a later write is seen through both names; a copy or a cast is not."""
+    calls = [("asarray", {}), ("as_tensor", {}), ("asarray", {"copy": False}),
+             ("asarray", {"copy": True}), ("asarray", {"dtype": "float64"}),
+             ("asarray", {"dtype": "float32"})]
+    tt = torch.ones(3, requires_grad=True)
+    with on_backend(backend):
+        t = af.ones(3, requires_grad=True)
+        for name, kw in calls:
+            tkw = {k: getattr(torch, v) if k == "dtype" else v for k, v in kw.items()}
+            akw = {k: getattr(af, v) if k == "dtype" else v for k, v in kw.items()}
+            assert (getattr(af, name)(t, **akw) is t) == (getattr(torch, name)(tt, **tkw) is tt)
+        s = af.zeros(3)
+        alias = af.asarray(s)
+        s += 1
+        np.testing.assert_array_equal(alias.numpy(), [1.0, 1.0, 1.0])

@@ -170,6 +170,10 @@ class Op:
         self.differentiable = differentiable
         self.complex_ok = False
         self.view = None  # "index"/"bijective"/"expand" for view ops (autograd._views)
+        # identity(backend, *raw_args, **kwargs) -> True when the call returns its first
+        # argument unchanged: the op then returns that Tensor itself (PyTorch's
+        # ``as_tensor(t) is t``), so later writes to either are seen by both.
+        self.identity = None
         self.creation = creation
         self.out = out
         self.__name__ = name.rsplit(".", 1)[-1]
@@ -490,6 +494,9 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
         call_args = [backend.native_dtype(a) if type(a) is _DType else a for a in call_args]
     if op_.promote is not None:
         call_args = _promote(op_, backend, call_args, kwargs, public)
+    if op_.identity is not None and not requires_grad and isinstance(args[0], Tensor) \
+            and op_.identity(backend, *call_args, **kwargs):
+        return args[0]
     if op_.backend_arg:
         out = op_.forward(backend, *call_args, **kwargs)
     else:

@@ -167,6 +167,16 @@ def _asarray_raw(backend, obj, dtype, device, copy):
 
 
 
+def _asarray_is_identity(backend, obj, /, *, dtype=None, device=None, copy=None, chunks=None):
+    # PyTorch: as_tensor(t) / asarray(t, copy=False) of a Tensor with its own dtype and
+    # device is t itself (the standard: copy=False/None must not copy)
+    return (copy is not True and chunks is None and device is None and backend.is_array(obj)
+            and (dtype is None or dtype == obj.dtype))
+
+
+asarray.identity = _asarray_is_identity
+
+
 @asarray.defvjp
 def _asarray_vjp(xp, res, g):
     in_dtype, was_complex = res
