@@ -495,7 +495,7 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
     if op_.promote is not None:
         call_args = _promote(op_, backend, call_args, kwargs, public)
     if op_.identity is not None and not requires_grad and isinstance(args[0], Tensor) \
-            and op_.identity(backend, *call_args, **kwargs):
+            and args[0]._backend is backend and op_.identity(backend, *call_args, **kwargs):
         return args[0]
     if op_.backend_arg:
         out = op_.forward(backend, *call_args, **kwargs)
