@@ -32,13 +32,45 @@ from typing import Any
 from .. import _backend, _device, _dtypes
 from .._backend import BackendMismatchError
 
-__all__ = ["Op", "AliasOp", "op", "alias", "OPS", "ALIASES", "register_tensor_type", "unwrap",
+__all__ = ["Op", "AliasOp", "op", "alias", "OPS", "ALIASES", "SECTIONS", "DTYPE_CATEGORIES", "register_tensor_type", "unwrap",
            "wrap"]
 
 OPS: dict[str, Op] = {}
 """Every op by qualified name (``"linalg.det"``), in registration order."""
 ALIASES: dict[str, AliasOp] = {}
 """Every PyTorch spelling of an op (``"mul"``), by qualified name (see :func:`alias`)."""
+
+SECTIONS: dict[str, str] = {
+    "constants": "Constants",
+    "creation": "Creation Functions",
+    "data_type": "Data Type Functions",
+    "elementwise": "Element-wise Functions",
+    "indexing": "Indexing Functions",
+    "linear_algebra": "Linear Algebra Functions",
+    "manipulation": "Manipulation Functions",
+    "searching": "Searching Functions",
+    "set": "Set Functions",
+    "sorting": "Sorting Functions",
+    "statistical": "Statistical Functions",
+    "utility": "Utility Functions",
+    "linalg": "Linear Algebra Extension",
+    "fft": "Fourier Transform Functions",
+    "torch": "PyTorch functions outside the standard",
+}
+"""Where an op is specified: the array API standard's (2025.12) sections, by key."""
+
+DTYPE_CATEGORIES: dict[str, str] = {
+    "any": "any dtype",
+    "numeric": "numeric (integer, real or complex floating)",
+    "real": "real-valued (integer or real floating)",
+    "integer": "integer",
+    "integer or boolean": "integer or boolean",
+    "boolean": "boolean",
+    "floating": "floating-point (real or complex)",
+    "real floating": "real-valued floating-point",
+    "complex floating": "complex floating-point",
+}
+"""The standard's input dtype categories, by key (:attr:`Op.dtypes`)."""
 
 # Filled by arrayflow.tensor (dependency injection keeps imports flowing one way).
 Tensor: type = type(None)
@@ -155,20 +187,43 @@ class Op:
         What operands of different kinds do: promote (PyTorch's element-wise rule), or
         raise PyTorch's ``RuntimeError`` (``matmul``, ``tensordot``, ``vecdot``, ``cross``:
         PyTorch requires one dtype; same-kind operands still follow the standard's table).
+    section : str or None
+        Where the op is specified: a key of :data:`SECTIONS` (the array API standard's
+        section, or ``"torch"`` for PyTorch functions the standard does not have).
+    dtypes : str or None
+        The input dtype category the standard allows (a key of :data:`DTYPE_CATEGORIES`,
+        e.g. ``"numeric"``, ``"real floating"``); None where the op takes no array.
+    aliases : tuple of str
+        PyTorch's other spellings of the op (each an :class:`AliasOp` in :data:`ALIASES`).
+    torch_name : str or None
+        The ``torch`` function computing the same thing (default: ``name``), None when
+        PyTorch has none. Documentation and the oracle's cross-check read it.
     """
 
     def __init__(self, name, forward, *, differentiable=True, creation=False, out="tensor",
                  backend_arg=None, convert_dtypes=True, module="arrayflow", doc=None,
-                 promote=None, floating=False, mixed_kinds="promote"):
+                 promote=None, floating=False, mixed_kinds="promote", section=None,
+                 dtypes=None, aliases=(), torch_name=..., complex_ok=False, vjp=None,
+                 res_needs=None):
+        if section is not None and section not in SECTIONS:
+            raise ValueError(f"arrayflow.ops.op: section={section!r} for {name!r}; expected "
+                             f"one of {sorted(SECTIONS)}")
+        if dtypes is not None and dtypes not in DTYPE_CATEGORIES:
+            raise ValueError(f"arrayflow.ops.op: dtypes={dtypes!r} for {name!r}; expected "
+                             f"one of {sorted(DTYPE_CATEGORIES)}")
         self.name = name
+        self.section = section
+        self.dtypes = dtypes
+        self.aliases = tuple(aliases)
+        self.torch_name = name if torch_name is ... else torch_name
         self.backend_arg = creation if backend_arg is None else backend_arg
         self.convert_dtypes = convert_dtypes
         self.forward = forward
         self.vjp = None
         self.vjp_needs = False
-        self.res_needs = None  # {residual index: param indices whose grads need it}
+        self.res_needs = res_needs  # {residual index: param indices whose grads need it}
         self.differentiable = differentiable
-        self.complex_ok = False
+        self.complex_ok = complex_ok
         self.view = None  # "index"/"bijective"/"expand" for view ops (autograd._views)
         # identity(backend, *raw_args, **kwargs) -> True when the call returns its first
         # argument unchanged: the op then returns that Tensor itself (PyTorch's
@@ -204,6 +259,8 @@ class Op:
         # naming the function, not an error from deep inside the backend).
         self.array_pos = frozenset() if creation else frozenset(
             i for n, i in self.param_index.items() if n in _ARRAY_PARAMS)
+        if vjp is not None:
+            self.defvjp(vjp)
 
     def __call__(self, *args, **kwargs):
         return _dispatch(self, args, kwargs)
@@ -316,13 +373,27 @@ def _named(op_, public):
 
 
 def op(name: str, **options) -> Any:
-    """Decorator: register ``forward`` as the public function ``name`` (see :class:`Op`)."""
+    """Decorator: register ``forward`` as the public function ``name`` (see :class:`Op`).
+
+    One op is one unit: its metadata (the keyword options: ``section``, ``dtypes``,
+    ``aliases``, ``torch_name``, ``complex_ok``, ...) here, its forward below the
+    decorator and its VJP (``vjp=`` or ``@name.defvjp``) right after the forward.
+
+    Raises
+    ------
+    RuntimeError
+        If ``name`` (or one of its aliases) is already registered.
+    ValueError
+        If ``section`` or ``dtypes`` is not a known key.
+    """
 
     def deco(forward):
         o = Op(name, forward, **options)
         if name in OPS:
             raise RuntimeError(f"arrayflow: op {name!r} registered twice")
         OPS[name] = o
+        for a in o.aliases:
+            alias(o, a, module=o.__module__)
         return o
 
     return deco

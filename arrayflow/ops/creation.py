@@ -104,7 +104,7 @@ def arange(backend, start, /, stop=None, step=1, *, dtype=None, device=None, chu
                            chunks)
 
 
-@op("asarray", creation=True)
+@op("asarray", creation=True, aliases=("as_tensor",))
 def asarray(backend, obj, /, *, dtype=None, device=None, copy=None, chunks=None):
     """Convert ``obj`` (Tensor, array, Python scalar or nested sequence) to a Tensor.
 

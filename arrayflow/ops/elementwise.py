@@ -143,6 +143,12 @@ _FLOATING = frozenset({
 _SAVES_OUTPUT = frozenset({"exp", "expm1", "reciprocal", "sqrt", "tan", "tanh"})
 
 
+# PyTorch's other spellings (arrayflow.ops.aliases collects them from the registry).
+_ALIASES = {"multiply": ("mul",), "subtract": ("sub",), "divide": ("div", "true_divide"),
+            "negative": ("neg",), "abs": ("absolute",), "acos": ("arccos",),
+            "asin": ("arcsin",), "atan": ("arctan",), "atan2": ("arctan2",), "pow": ("power",)}
+
+
 def _make_unary(name, summary, differentiable):
     if name in _SAVES_OUTPUT:
         def forward(xp, x, /):
@@ -156,7 +162,7 @@ def _make_unary(name, summary, differentiable):
             return getattr(xp, name)(x)
     forward.__name__ = forward.__qualname__ = name
     return op(name, differentiable=differentiable, floating=name in _FLOATING,
-              doc=_UNARY_DOC.format(summary=summary, name=name))(forward)
+              aliases=_ALIASES.get(name, ()), doc=_UNARY_DOC.format(summary=summary, name=name))(forward)
 
 
 # Binary ops whose VJP needs only the operands' shapes (no arrays kept alive).
@@ -183,6 +189,7 @@ def _make_binary(name, summary, differentiable):
     forward.__name__ = forward.__qualname__ = name
     return op(name, differentiable=differentiable, floating=name in _FLOATING,
               promote=None if name.startswith("logical_") else ("x1", "x2"),
+              aliases=_ALIASES.get(name, ()),
               doc=_BINARY_DOC.format(summary=summary, name=name))(forward)
 
 
@@ -199,7 +206,7 @@ for _table, _make, _diff in (
         __all__.append(_name)
 
 
-@op("clip", promote=("x", "min", "max"))
+@op("clip", promote=("x", "min", "max"), aliases=("clamp",))
 def clip(xp, x, /, min=None, max=None):
     """Clamp each element of ``x`` to ``[min, max]``.
 

@@ -27,7 +27,7 @@ class SVDResult(NamedTuple):
     Vh: object
 
 
-@op("matmul", promote=("x1", "x2"), mixed_kinds="raise")
+@op("matmul", promote=("x1", "x2"), mixed_kinds="raise", aliases=("mm",))
 def matmul(xp, x1, x2, /):
     """Matrix product with broadcasting over leading dimensions (``@``).
 

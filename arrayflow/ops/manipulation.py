@@ -81,7 +81,7 @@ def _dim_or_axis(fname, axis, dim):
     return dim
 
 
-@op("concat", promote=("arrays",))
+@op("concat", promote=("arrays",), aliases=("cat", "concatenate"))
 def concat(xp, arrays, /, axis=0, *, dim=None):
     """Join a sequence of Tensors along an existing axis.
 
@@ -151,7 +151,7 @@ def flip(xp, x, /, *, axis=None):
     return xp.flip(x, axis=axis), (axis,)
 
 
-@op("moveaxis")
+@op("moveaxis", aliases=("movedim",))
 def moveaxis(xp, x, source, destination, /):
     """Move axes of ``x`` from ``source`` to ``destination`` positions.
 
@@ -160,7 +160,7 @@ def moveaxis(xp, x, source, destination, /):
     return xp.moveaxis(x, source, destination), (source, destination)
 
 
-@op("permute_dims")
+@op("permute_dims", aliases=("permute",))
 def permute_dims(xp, x, /, axes):
     """Permute the axes of ``x`` (PyTorch ``permute``).
 
