@@ -21,7 +21,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "arrayflow"
 # (layer name, module prefixes relative to ``arrayflow``); "" is the package ``__init__``.
 # A module belongs to the layer of its longest matching prefix.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("_dtypes", "_format")),                      # no arrayflow imports at all
+    ("base", ("_dtypes", "_format", "_typing")),           # no arrayflow imports at all
     ("backend", ("_backend", "_device", "_info", "plugin", "backends", "cuda")),
     ("ops", ("ops", "fft")),                               # the op table, its forwards/VJPs
     ("autograd", ("autograd",)),

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextvars
 import inspect
+import re
 from typing import Any
 
 from .. import _backend, _device, _dtypes
@@ -138,6 +139,16 @@ PyTorch's ``n``/``ord``."""
 _ARRAY_PARAMS = frozenset({"x", "x1", "x2", "condition"})
 
 
+_RETURNS = {"tensor": "Tensor", "tuple": "tuple[Tensor, ...]", "raw": inspect.Signature.empty}
+
+
+def _public_annotation(ann):
+    """``Array`` -> ``Tensor`` inside a forward's (string) annotation."""
+    if not isinstance(ann, str) or "Array" not in ann:
+        return ann
+    return re.sub(r"\bArray\b", "Tensor", ann)
+
+
 def register_tensor_type(cls: type) -> None:
     """Called once by :mod:`arrayflow.tensor` to tell the registry what a Tensor is."""
     global Tensor
@@ -237,7 +248,10 @@ class Op:
         self.__doc__ = doc if doc is not None else forward.__doc__
         sig = inspect.signature(forward)
         params = list(sig.parameters.values())[1:]
-        self.__signature__ = sig.replace(parameters=params)
+        # The forward's ``Array`` annotations (a backend array inside the forward) read
+        # ``Tensor`` publicly; the result is a Tensor (``out``) whatever the forward returns.
+        params = [p.replace(annotation=_public_annotation(p.annotation)) for p in params]
+        self.__signature__ = sig.replace(parameters=params, return_annotation=_RETURNS[out])
         self.__wrapped__ = forward
         self.param_index = {p.name: i for i, p in enumerate(params)
                             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)}
