@@ -42,6 +42,7 @@ ALIASES: dict[str, AliasOp] = {}
 """Every PyTorch spelling of an op (``"mul"``), by qualified name (see :func:`alias`)."""
 
 SECTIONS: dict[str, str] = {
+    "array_object": "Array Object",
     "constants": "Constants",
     "creation": "Creation Functions",
     "data_type": "Data Type Functions",
@@ -57,6 +58,7 @@ SECTIONS: dict[str, str] = {
     "linalg": "Linear Algebra Extension",
     "fft": "Fourier Transform Functions",
     "torch": "PyTorch functions outside the standard",
+    "lazy": "Dask's lazy evaluation (compute, persist, chunks)",
 }
 """Where an op is specified: the array API standard's (2025.12) sections, by key."""
 
