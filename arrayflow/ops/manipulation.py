@@ -1,14 +1,24 @@
 """Manipulation functions (array API standard 2025.12, "Manipulation Functions")
-and indexing (``take``, ``take_along_axis``, ``__getitem__``).
+and indexing (``take``, ``take_along_axis``, ``__getitem__``, ``index_put``).
+
+Each op is one unit: the ``@op(...)`` decorator with its metadata, the forward, and
+its VJP right after it. The VJPs are pure data movement (copies, sums over broadcast
+or repeated positions), so they are right for complex values as they are (PyTorch's
+convention, :mod:`arrayflow.ops._vjp_util`): every differentiable op here is
+``complex_ok``.
 """
 
 from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Sequence
 
 from .. import _backend, _dtypes
+from .._typing import Array, Axis
 from ._registry import op
+from ._vjp_util import segment_sum as _segment_sum
+from ._vjp_util import sum_to_shape as _sum_to
 
 __all__ = [
     "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip",
@@ -17,30 +27,93 @@ __all__ = [
 ]
 
 
-@op("broadcast_arrays", out="tuple")
-def broadcast_arrays(xp, *arrays):
-    """Broadcast Tensors against each other; returns a tuple of Tensors of one shape.
+# --- helpers shared by several ops -------------------------------------------------------
 
-    Source: array API standard 2025.12, ``broadcast_arrays``.
+def _dim_or_axis(fname, axis, dim):
+    """The axis of ``concat``/``stack``: ``axis`` (the standard's name, also positional)
+    or PyTorch's ``dim``, not both."""
+    if dim is None:
+        return axis
+    if axis != 0:
+        raise TypeError(f"{fname}(): pass the axis as 'axis' or as PyTorch's 'dim', "
+                        f"not both (got axis={axis!r}, dim={dim!r})")
+    return dim
+
+
+def _reshape_back(xp, res, g):
+    """VJP of the ops that only change the shape (``expand_dims``, ``reshape``,
+    ``squeeze``): the gradient reshaped to the input's shape ``res[0]``."""
+    return (xp.reshape(g, res[0]),)
+
+
+# --- manipulation functions ---------------------------------------------------------------
+
+@op("broadcast_arrays", out="tuple", section="manipulation", dtypes="any",
+    torch_name="broadcast_tensors", complex_ok=True)
+def broadcast_arrays(xp, *arrays: Array):
+    """Broadcast arrays against each other.
+
+    Parameters
+    ----------
+    *arrays : Tensor
+        Any number of Tensors of any dtypes whose shapes are broadcast-compatible.
+
+    Returns
+    -------
+    tuple of Tensor
+        One per argument, in order, each of the common broadcast shape and of its
+        argument's dtype.
+
+    Raises
+    ------
+    ValueError
+        If the shapes are not broadcast-compatible (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, ``broadcast_arrays`` (PyTorch
+    ``torch.broadcast_tensors``). The gradient of each input sums over the dimensions
+    broadcasting added or expanded.
     """
     return tuple(xp.broadcast_arrays(*arrays)), tuple(a.shape for a in arrays)
 
 
-@op("broadcast_shapes", backend_arg=True, differentiable=False, out="raw")
-def broadcast_shapes(backend, *shapes):
+@broadcast_arrays.defvjp
+def _broadcast_arrays_vjp(xp, res, *gs):
+    return tuple(_sum_to(xp, g, s) for g, s in zip(gs, res))
+
+
+@op("broadcast_shapes", backend_arg=True, differentiable=False, out="raw",
+    section="manipulation", dtypes=None)
+def broadcast_shapes(backend, *shapes: Sequence[int | None]):
     """The shape that ``shapes`` broadcast to (pure Python; no arrays needed).
+
+    Parameters
+    ----------
+    *shapes : tuple of int
+        Shapes to broadcast together; a dimension may be None (unknown, as in
+        a lazy array's shape).
+
+    Returns
+    -------
+    tuple of int
+        The broadcast shape: as many dimensions as the longest of ``shapes``
+        (``()`` when no shape is given); None where a dimension stays unknown.
 
     Raises
     ------
     ValueError
         If the shapes are not broadcast-compatible.
 
-    Source: array API standard 2025.12, ``broadcast_shapes``.
+    Notes
+    -----
+    Source: array API standard 2025.12, ``broadcast_shapes``
+    (PyTorch ``torch.broadcast_shapes``, which raises a ``RuntimeError``).
     """
     ndim = max((len(s) for s in shapes), default=0)
     out = []
     for i in range(-ndim, 0):
-        size = 1
+        size: int | None = 1
         for s in shapes:
             if len(s) < -i:
                 continue
@@ -61,28 +134,44 @@ def broadcast_shapes(backend, *shapes):
     return tuple(out)
 
 
-@op("broadcast_to")
-def broadcast_to(xp, x, /, shape):
-    """Broadcast ``x`` to ``shape`` (a read-only view on backends that have views).
+@op("broadcast_to", section="manipulation", dtypes="any", complex_ok=True)
+def broadcast_to(xp, x: Array, /, shape: Sequence[int]):
+    """Broadcast ``x`` to ``shape``.
 
-    Source: array API standard 2025.12, ``broadcast_to``.
+    Parameters
+    ----------
+    x : Tensor
+        Any dtype; its shape must broadcast to ``shape``.
+    shape : sequence of int
+        The shape of the result.
+
+    Returns
+    -------
+    Tensor
+        Of ``shape`` and ``x``'s dtype: a read-only view of ``x`` on backends that
+        have views (a view in autograd's sense too: PyTorch's ``expand``).
+
+    Raises
+    ------
+    ValueError
+        If ``x``'s shape does not broadcast to ``shape`` (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, ``broadcast_to`` (PyTorch
+    ``torch.broadcast_to``). The gradient sums over the broadcast dimensions.
     """
     return xp.broadcast_to(x, tuple(shape)), (x.shape,)
 
 
-def _dim_or_axis(fname, axis, dim):
-    """The axis of ``concat``/``stack``: ``axis`` (the standard's name, also positional)
-    or PyTorch's ``dim``, not both."""
-    if dim is None:
-        return axis
-    if axis != 0:
-        raise TypeError(f"{fname}(): pass the axis as 'axis' or as PyTorch's 'dim', "
-                        f"not both (got axis={axis!r}, dim={dim!r})")
-    return dim
+@broadcast_to.defvjp
+def _broadcast_to_vjp(xp, res, g):
+    return (_sum_to(xp, g, res[0]),)
 
 
-@op("concat", promote=("arrays",), aliases=("cat", "concatenate"))
-def concat(xp, arrays, /, axis=0, *, dim=None):
+@op("concat", promote=("arrays",), aliases=("cat", "concatenate"), section="manipulation",
+    dtypes="any", complex_ok=True)
+def concat(xp, arrays: Sequence[Array], /, axis: int | None = 0, *, dim: int | None = None):
     """Join a sequence of Tensors along an existing axis.
 
     Parameters
@@ -99,12 +188,19 @@ def concat(xp, arrays, /, axis=0, *, dim=None):
     Returns
     -------
     Tensor
+        The inputs' shape with the sizes along ``axis`` added (1-D of the total size
+        for ``axis=None``), of the promoted dtype.
 
     Raises
     ------
     TypeError
         If both ``axis`` (not 0) and ``dim`` are given.
+    ValueError
+        If the shapes differ outside ``axis`` or ``axis`` is out of range (the
+        backend's error).
 
+    Notes
+    -----
     Source: array API standard 2025.12, ``concat``; PyTorch ``torch.cat`` for ``dim``
     and the positional axis.
     """
@@ -112,17 +208,54 @@ def concat(xp, arrays, /, axis=0, *, dim=None):
     return xp.concat(arrays, axis=axis), (tuple(a.shape for a in arrays), axis)
 
 
-@op("expand_dims")
-def expand_dims(xp, x, /, axis):
+@concat.defvjp
+def _concat_vjp(xp, res, g):
+    shapes, axis = res
+    if axis is None:
+        sizes = [math.prod(s) for s in shapes]
+    else:
+        sizes = [s[axis] for s in shapes]
+    out, start = [], 0
+    nd = g.ndim
+    for s, n in zip(shapes, sizes):
+        if axis is None:
+            out.append(xp.reshape(g[start:start + n], s))
+        else:
+            a = axis % nd
+            out.append(g[(slice(None),) * a + (slice(start, start + n), Ellipsis)])
+        start += n
+    return (out,)
+
+
+@op("expand_dims", section="manipulation", dtypes="any", torch_name="unsqueeze",
+    complex_ok=True, vjp=_reshape_back)
+def expand_dims(xp, x: Array, /, axis: int | tuple[int, ...]):
     """Insert a size-1 dimension at ``axis`` (an int or, since 2025.12, a tuple).
+
+    Parameters
+    ----------
+    x : Tensor
+        Any shape and dtype.
+    axis : int or tuple of int
+        Position(s) of the new dimension(s) in the result, in ``[-N, N)`` for the
+        result's ``N`` dimensions. Also PyTorch's keyword ``dim=``.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s values and dtype with ``len(axis)`` (or one) more dimensions of size 1
+        (a view of ``x`` in autograd's sense).
 
     Raises
     ------
     IndexError
-        If an axis is outside ``[-N, N)`` for the result's ``N`` dimensions.
+        If an axis is outside ``[-N, N)`` for the result's ``N`` dimensions (for an
+        int ``axis``: the backend's error, NumPy's ``AxisError``).
     ValueError
         If a tuple ``axis`` names one dimension twice.
 
+    Notes
+    -----
     Source: array API standard 2025.12, ``expand_dims`` (PyTorch ``unsqueeze``).
     """
     if isinstance(axis, tuple):
@@ -142,37 +275,161 @@ def expand_dims(xp, x, /, axis):
     return xp.expand_dims(x, axis=axis), (x.shape,)
 
 
-@op("flip")
-def flip(xp, x, /, *, axis=None):
-    """Reverse the order of elements along ``axis`` (all axes when None).
+@op("flip", section="manipulation", dtypes="any", complex_ok=True)
+def flip(xp, x: Array, /, *, axis: Axis = None):
+    """Reverse the order of elements along ``axis``.
 
-    Source: array API standard 2025.12, ``flip``.
+    Parameters
+    ----------
+    x : Tensor
+        Any shape and dtype.
+    axis : int, tuple of int or None, default None
+        The axis or axes to reverse; None reverses all of them.
+
+    Returns
+    -------
+    Tensor
+        Of ``x``'s shape and dtype.
+
+    Raises
+    ------
+    ValueError
+        If an axis is out of range (the backend's error, NumPy's ``AxisError``).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, ``flip`` (PyTorch ``torch.flip``, whose
+    ``dims`` is required).
     """
     return xp.flip(x, axis=axis), (axis,)
 
 
-@op("moveaxis", aliases=("movedim",))
-def moveaxis(xp, x, source, destination, /):
+@flip.defvjp
+def _flip_vjp(xp, res, g):
+    return (xp.flip(g, axis=res[0]),)
+
+
+@op("moveaxis", aliases=("movedim",), section="manipulation", dtypes="any", complex_ok=True)
+def moveaxis(xp, x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...],
+             /):
     """Move axes of ``x`` from ``source`` to ``destination`` positions.
 
-    Source: array API standard 2025.12, ``moveaxis``.
+    Parameters
+    ----------
+    x : Tensor
+        Any shape and dtype.
+    source : int or tuple of int
+        The axes to move (unique).
+    destination : int or tuple of int
+        Their positions in the result, as many as ``source``.
+
+    Returns
+    -------
+    Tensor
+        ``x`` with its axes reordered (a view of ``x`` in autograd's sense); same
+        dtype.
+
+    Raises
+    ------
+    ValueError
+        If an axis is out of range or repeated, or ``source`` and ``destination``
+        differ in length (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, ``moveaxis`` (PyTorch ``torch.moveaxis``).
     """
     return xp.moveaxis(x, source, destination), (source, destination)
 
 
-@op("permute_dims", aliases=("permute",))
-def permute_dims(xp, x, /, axes):
-    """Permute the axes of ``x`` (PyTorch ``permute``).
+@moveaxis.defvjp
+def _moveaxis_vjp(xp, res, g):
+    source, destination = res
+    return (xp.moveaxis(g, destination, source),)
 
-    Source: array API standard 2025.12, ``permute_dims``.
+
+@op("permute_dims", aliases=("permute",), section="manipulation", dtypes="any",
+    torch_name="permute", complex_ok=True)
+def permute_dims(xp, x: Array, /, axes: Sequence[int]):
+    """Permute the axes of ``x``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Any shape and dtype.
+    axes : sequence of int
+        A permutation of ``(0, 1, ..., N-1)`` for ``x``'s ``N`` dimensions (negative
+        entries count from the end).
+
+    Returns
+    -------
+    Tensor
+        Of shape ``tuple(x.shape[a] for a in axes)`` and ``x``'s dtype (a view of
+        ``x`` in autograd's sense).
+
+    Raises
+    ------
+    ValueError
+        If ``axes`` is not a permutation of ``x``'s axes (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, ``permute_dims`` (PyTorch ``permute``).
     """
     return xp.permute_dims(x, tuple(axes)), (tuple(axes),)
 
 
-@op("repeat")
-def repeat(xp, x, repeats, /, *, axis=None):
-    """Repeat each element of ``x`` ``repeats`` times along ``axis`` (flattened if None).
+@permute_dims.defvjp
+def _permute_dims_vjp(xp, res, g):
+    (axes,) = res
+    inv = [0] * len(axes)
+    for i, a in enumerate(axes):
+        inv[a % len(axes)] = i
+    return (xp.permute_dims(g, tuple(inv)),)
 
+
+def _repeat_grad(xp, g, repeats, axis, n):
+    """The gradient of ``repeat`` along ``axis`` of size ``n``: each element's repeats
+    summed."""
+    axis = axis % g.ndim
+    if isinstance(repeats, int):
+        new_shape = tuple(g.shape[:axis]) + (n, repeats) + tuple(g.shape[axis + 1:])
+        return xp.sum(xp.reshape(g, new_shape), axis=axis + 1)
+    # Array repeats: element i owns the segment [cum[i], cum[i+1]) of g.
+    cum = xp.cumulative_sum(repeats, include_initial=True)
+    idx = xp.searchsorted(cum[1:], xp.arange(g.shape[axis], dtype=cum.dtype), side="right")
+    return _segment_sum(xp, g, idx, n, axis)
+
+
+@op("repeat", section="manipulation", dtypes="any", torch_name="repeat_interleave",
+    complex_ok=True)
+def repeat(xp, x: Array, repeats: int | Array, /, *, axis: int | None = None):
+    """Repeat each element of ``x`` ``repeats`` times along ``axis``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Any shape and dtype.
+    repeats : int or Tensor
+        The number of repetitions: one for all elements, or a 1-D integer Tensor with
+        one count per element along ``axis`` (non-negative).
+    axis : int or None, default None
+        The axis; None repeats the elements of the flattened ``x``.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s dtype; ``x``'s shape with the size along ``axis`` multiplied by
+        ``repeats`` (or replaced by ``sum(repeats)``); 1-D for ``axis=None``.
+
+    Raises
+    ------
+    ValueError
+        If a count is negative, or ``repeats`` does not match the axis' size, or
+        ``axis`` is out of range (the backend's error).
+
+    Notes
+    -----
     Source: array API standard 2025.12, ``repeat`` (PyTorch ``repeat_interleave``).
     """
     if axis is None:  # flatten here: not every backend accepts axis=None (Dask)
@@ -180,41 +437,122 @@ def repeat(xp, x, repeats, /, *, axis=None):
     return xp.repeat(x, repeats, axis=axis), (x.shape, repeats, axis)
 
 
-@op("reshape")
-def reshape(xp, x, /, shape, *, copy=None):
-    """``x`` with a new ``shape`` (one dimension may be -1).
+@repeat.defvjp
+def _repeat_vjp(xp, res, g):
+    shape, repeats, axis = res
+    if axis is None:
+        flat_n = math.prod(shape)
+        gx = _repeat_grad(xp, g, repeats, 0, flat_n)
+        return (xp.reshape(gx, shape), None)
+    return (_repeat_grad(xp, g, repeats, axis, shape[axis]), None)
 
-    Source: array API standard 2025.12, ``reshape``.
+
+@op("reshape", section="manipulation", dtypes="any", complex_ok=True, vjp=_reshape_back)
+def reshape(xp, x: Array, /, shape: Sequence[int], *, copy: bool | None = None):
+    """``x`` with a new ``shape``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Any shape and dtype.
+    shape : sequence of int
+        The new shape, with as many elements as ``x``; one dimension may be -1
+        (inferred).
+    copy : bool or None, default None
+        True: always copy; False: never copy (raise if a copy is needed); None: copy
+        only if needed (the backend decides).
+
+    Returns
+    -------
+    Tensor
+        ``x``'s values in row-major order, of ``shape`` and ``x``'s dtype (a view of
+        ``x`` in autograd's sense).
+
+    Raises
+    ------
+    ValueError
+        If ``shape`` does not have ``x``'s number of elements, or ``copy=False`` and
+        a copy is needed (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, ``reshape`` (PyTorch ``torch.reshape``).
     """
     kw = {} if copy is None else {"copy": copy}
     return xp.reshape(x, tuple(shape), **kw), (x.shape,)
 
 
-@op("roll")
-def roll(xp, x, /, shift, *, axis=None):
-    """Roll elements of ``x`` by ``shift`` along ``axis`` (flattened when None).
+@op("roll", section="manipulation", dtypes="any", complex_ok=True)
+def roll(xp, x: Array, /, shift: int | tuple[int, ...], *, axis: Axis = None):
+    """Roll elements of ``x`` by ``shift`` along ``axis``.
 
-    Source: array API standard 2025.12, ``roll``.
-    """
-    return xp.roll(x, shift, axis=axis), (shift, axis)
+    Parameters
+    ----------
+    x : Tensor
+        Any shape and dtype.
+    shift : int or tuple of int
+        Number of places to shift (elements past the end come back at the start);
+        a tuple gives one shift per axis of ``axis``.
+    axis : int, tuple of int or None, default None
+        The axes; None rolls the flattened ``x`` and restores its shape.
 
-
-@op("squeeze")
-def squeeze(xp, x, /, axis):
-    """Remove the size-1 dimension(s) ``axis`` (required by the standard).
+    Returns
+    -------
+    Tensor
+        Of ``x``'s shape and dtype.
 
     Raises
     ------
     ValueError
-        If a named axis does not have size 1.
+        If an axis is out of range or ``shift`` and ``axis`` differ in length (the
+        backend's error).
 
+    Notes
+    -----
+    Source: array API standard 2025.12, ``roll`` (PyTorch ``torch.roll``).
+    """
+    return xp.roll(x, shift, axis=axis), (shift, axis)
+
+
+@roll.defvjp
+def _roll_vjp(xp, res, g):
+    shift, axis = res
+    neg = tuple(-s for s in shift) if isinstance(shift, tuple) else -shift
+    return (xp.roll(g, neg, axis=axis),)
+
+
+@op("squeeze", section="manipulation", dtypes="any", complex_ok=True, vjp=_reshape_back)
+def squeeze(xp, x: Array, /, axis: int | tuple[int, ...]):
+    """Remove the size-1 dimension(s) ``axis``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Any shape and dtype.
+    axis : int or tuple of int
+        The dimensions to remove, each of size 1 (required by the standard).
+
+    Returns
+    -------
+    Tensor
+        ``x``'s values and dtype without the dimensions ``axis`` (a view of ``x`` in
+        autograd's sense).
+
+    Raises
+    ------
+    ValueError
+        If a named axis does not have size 1 or is out of range (the backend's error;
+        PyTorch's ``squeeze(dim)`` leaves other sizes unchanged instead).
+
+    Notes
+    -----
     Source: array API standard 2025.12, ``squeeze``.
     """
     return xp.squeeze(x, axis=axis), (x.shape,)
 
 
-@op("stack", promote=("arrays",))
-def stack(xp, arrays, /, axis=0, *, dim=None):
+@op("stack", promote=("arrays",), section="manipulation", dtypes="any", complex_ok=True)
+def stack(xp, arrays: Sequence[Array], /, axis: int = 0, *, dim: int | None = None):
     """Join Tensors of one shape along a new axis.
 
     Parameters
@@ -227,33 +565,110 @@ def stack(xp, arrays, /, axis=0, *, dim=None):
     dim : int, optional
         PyTorch's name for ``axis``.
 
+    Returns
+    -------
+    Tensor
+        The inputs' shape with a new dimension of size ``len(arrays)`` at ``axis``,
+        of the promoted dtype.
+
     Raises
     ------
     TypeError
         If both ``axis`` (not 0) and ``dim`` are given.
+    ValueError
+        If the shapes differ or ``axis`` is out of range (the backend's error).
 
+    Notes
+    -----
     Source: array API standard 2025.12, ``stack``; PyTorch ``torch.stack`` for ``dim``.
     """
     axis = _dim_or_axis("stack", axis, dim)
-    return xp.stack(arrays, axis=axis), (len(arrays), axis)
+    return xp.stack(arrays, axis=axis), (axis,)
 
 
-@op("tile")
-def tile(xp, x, repetitions, /):
+@stack.defvjp
+def _stack_vjp(xp, res, g):
+    (axis,) = res
+    return (list(xp.unstack(g, axis=axis)),)
+
+
+@op("tile", section="manipulation", dtypes="any", complex_ok=True)
+def tile(xp, x: Array, repetitions: Sequence[int], /):
     """Construct a Tensor by repeating ``x`` ``repetitions`` times per dimension.
 
-    Source: array API standard 2025.12, ``tile``.
+    Parameters
+    ----------
+    x : Tensor
+        Any shape and dtype.
+    repetitions : sequence of int
+        Non-negative repetitions per dimension; the shorter of ``x.shape`` and
+        ``repetitions`` is padded with leading ones.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s dtype, of shape ``x.shape[i] * repetitions[i]`` per (padded)
+        dimension.
+
+    Raises
+    ------
+    ValueError
+        If a repetition is negative (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, ``tile`` (PyTorch ``torch.tile``).
     """
     return xp.tile(x, tuple(repetitions)), (x.shape, tuple(repetitions))
 
 
-@op("unstack", out="tuple")
-def unstack(xp, x, /, *, axis=0):
-    """Split ``x`` into a tuple of Tensors along ``axis`` (PyTorch ``unbind``).
+@tile.defvjp
+def _tile_vjp(xp, res, g):
+    shape, reps = res
+    nd = max(len(shape), len(reps))
+    shape = (1,) * (nd - len(shape)) + tuple(shape)
+    reps = (1,) * (nd - len(reps)) + tuple(reps)
+    inter = []
+    for r, s in zip(reps, shape):
+        inter += [r, s]
+    gx = xp.sum(xp.reshape(g, tuple(inter)), axis=tuple(range(0, 2 * nd, 2)))
+    return (xp.reshape(gx, res[0]),)
 
-    Source: array API standard 2025.12, ``unstack``.
+
+@op("unstack", out="tuple", section="manipulation", dtypes="any", torch_name="unbind",
+    complex_ok=True)
+def unstack(xp, x: Array, /, *, axis: int = 0):
+    """Split ``x`` into a tuple of Tensors along ``axis``.
+
+    Parameters
+    ----------
+    x : Tensor
+        At least 1-D, any dtype.
+    axis : int, default 0
+        The axis to split along (negative counts from the end). Also PyTorch's
+        keyword ``dim=`` and positional, as ``torch.unbind(x, dim)``.
+
+    Returns
+    -------
+    tuple of Tensor
+        ``x.shape[axis]`` Tensors of ``x``'s shape without ``axis``, of ``x``'s dtype.
+
+    Raises
+    ------
+    ValueError
+        If ``axis`` is out of range (the backend's error, NumPy's ``AxisError``).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, ``unstack`` (PyTorch ``unbind``).
     """
     return tuple(xp.unstack(x, axis=axis)), (axis,)
+
+
+@unstack.defvjp
+def _unstack_vjp(xp, res, *gs):
+    (axis,) = res
+    return (xp.stack(gs, axis=axis),)
 
 
 def _oob_error(fname, dim, n):
@@ -687,121 +1102,6 @@ def getitem(backend, x, key, /):
 
 
 # --- VJPs ------------------------------------------------------------------------------------
-
-from ._vjp_util import segment_sum as _segment_sum  # noqa: E402
-from ._vjp_util import sum_to_shape as _sum_to  # noqa: E402
-
-
-@broadcast_arrays.defvjp
-def _broadcast_arrays_vjp(xp, res, *gs):
-    return tuple(_sum_to(xp, g, s) for g, s in zip(gs, res))
-
-
-@broadcast_to.defvjp
-def _broadcast_to_vjp(xp, res, g):
-    return (_sum_to(xp, g, res[0]),)
-
-
-@concat.defvjp
-def _concat_vjp(xp, res, g):
-    shapes, axis = res
-    if axis is None:
-        sizes = [math.prod(s) for s in shapes]
-    else:
-        sizes = [s[axis] for s in shapes]
-    out, start = [], 0
-    nd = g.ndim
-    for s, n in zip(shapes, sizes):
-        if axis is None:
-            out.append(xp.reshape(g[start:start + n], s))
-        else:
-            a = axis % nd
-            out.append(g[(slice(None),) * a + (slice(start, start + n), Ellipsis)])
-        start += n
-    return (out,)
-
-
-def _reshape_back(xp, res, g):
-    return (xp.reshape(g, res[0]),)
-
-
-expand_dims.defvjp(_reshape_back)
-reshape.defvjp(_reshape_back)
-squeeze.defvjp(_reshape_back)
-
-
-@flip.defvjp
-def _flip_vjp(xp, res, g):
-    return (xp.flip(g, axis=res[0]),)
-
-
-@moveaxis.defvjp
-def _moveaxis_vjp(xp, res, g):
-    source, destination = res
-    return (xp.moveaxis(g, destination, source),)
-
-
-@permute_dims.defvjp
-def _permute_dims_vjp(xp, res, g):
-    (axes,) = res
-    inv = [0] * len(axes)
-    for i, a in enumerate(axes):
-        inv[a % len(axes)] = i
-    return (xp.permute_dims(g, tuple(inv)),)
-
-
-@repeat.defvjp
-def _repeat_vjp(xp, res, g):
-    shape, repeats, axis = res
-    if axis is None:
-        flat_n = math.prod(shape)
-        gx = _repeat_grad(xp, g, repeats, 0, flat_n)
-        return (xp.reshape(gx, shape), None)
-    return (_repeat_grad(xp, g, repeats, axis, shape[axis]), None)
-
-
-def _repeat_grad(xp, g, repeats, axis, n):
-    axis = axis % g.ndim
-    if isinstance(repeats, int):
-        new_shape = tuple(g.shape[:axis]) + (n, repeats) + tuple(g.shape[axis + 1:])
-        return xp.sum(xp.reshape(g, new_shape), axis=axis + 1)
-    # Array repeats: element i owns the segment [cum[i], cum[i+1]) of g.
-    cum = xp.cumulative_sum(repeats, include_initial=True)
-    idx = xp.searchsorted(cum[1:], xp.arange(g.shape[axis], dtype=cum.dtype), side="right")
-    return _segment_sum(xp, g, idx, n, axis)
-
-
-@roll.defvjp
-def _roll_vjp(xp, res, g):
-    shift, axis = res
-    neg = tuple(-s for s in shift) if isinstance(shift, tuple) else -shift
-    return (xp.roll(g, neg, axis=axis),)
-
-
-@stack.defvjp
-def _stack_vjp(xp, res, g):
-    n, axis = res
-    return (list(xp.unstack(g, axis=axis)),)
-
-
-@tile.defvjp
-def _tile_vjp(xp, res, g):
-    shape, reps = res
-    nd = max(len(shape), len(reps))
-    shape = (1,) * (nd - len(shape)) + tuple(shape)
-    reps = (1,) * (nd - len(reps)) + tuple(reps)
-    inter = []
-    for r, s in zip(reps, shape):
-        inter += [r, s]
-    gx = xp.sum(xp.reshape(g, tuple(inter)), axis=tuple(range(0, 2 * nd, 2)))
-    return (xp.reshape(gx, res[0]),)
-
-
-@unstack.defvjp
-def _unstack_vjp(xp, res, *gs):
-    (axis,) = res
-    return (xp.stack(gs, axis=axis),)
-
 
 @take.defvjp
 def _take_vjp(xp, res, g):
@@ -1296,6 +1596,4 @@ def _index_put_vjp(xp, res, g):
 # right for complex values as they are (PyTorch's convention, arrayflow.ops._vjp_util).
 from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
 
-_mark_complex_ok(broadcast_arrays, broadcast_to, concat, expand_dims, flip, moveaxis,
-                 permute_dims, repeat, reshape, roll, squeeze, stack, tile, unstack, take,
-                 take_along_axis, getitem, index_put)
+_mark_complex_ok(take, take_along_axis, getitem, index_put)
