@@ -217,7 +217,7 @@ class Op:
                  backend_arg=None, convert_dtypes=True, module="arrayflow", doc=None,
                  promote=None, floating=False, mixed_kinds="promote", section=None,
                  dtypes=None, aliases=(), torch_name=..., complex_ok=False, vjp=None,
-                 res_needs=None):
+                 res_needs=None, jvp=None):
         if section is not None and section not in SECTIONS:
             raise ValueError(f"arrayflow.ops.op: section={section!r} for {name!r}; expected "
                              f"one of {sorted(SECTIONS)}")
@@ -234,6 +234,9 @@ class Op:
         self.forward = forward
         self.vjp = None
         self.vjp_needs = False
+        # Forward mode (arrayflow.autograd.forward_ad): "linear", or
+        # jvp(xp, tangents, out, *args, **kwargs) -> the output's tangent(s).
+        self.jvp = None
         self.res_needs = res_needs  # {residual index: param indices whose grads need it}
         self.differentiable = differentiable
         self.complex_ok = complex_ok
@@ -277,6 +280,8 @@ class Op:
             i for n, i in self.param_index.items() if n in _ARRAY_PARAMS)
         if vjp is not None:
             self.defvjp(vjp)
+        if jvp is not None:
+            self.defjvp(jvp)
 
     def __call__(self, *args, **kwargs):
         return _dispatch(self, args, kwargs)
@@ -307,6 +312,23 @@ class Op:
             self.vjp_needs = "needs" in inspect.signature(fn).parameters
         except (TypeError, ValueError):
             self.vjp_needs = False
+        return fn
+
+    def defjvp(self, fn):
+        """Attach the forward-mode rule; returns ``fn``.
+
+        ``fn`` is ``"linear"`` (the op is linear in its floating-point array arguments
+        jointly: the tangent is the op applied to the tangents) or
+        ``fn(xp, tangents, out, *args, **kwargs)``: ``tangents`` maps parameter names to
+        the arguments' tangents (absent: no tangent), ``out`` is the primal result, the
+        arguments are Tensors and ``xp`` is the ``arrayflow`` namespace (so the rule is
+        itself differentiable). It returns the output's tangent (a tuple for several
+        outputs). See :mod:`arrayflow.autograd.forward_ad`.
+        """
+        if not (fn == "linear" or callable(fn)):
+            raise TypeError(f"arrayflow.{self.name}.defjvp: expected 'linear' or a function, "
+                            f"got {fn!r}")
+        self.jvp = fn
         return fn
 
 
@@ -364,6 +386,10 @@ class AliasOp(Op):
     def defvjp(self, fn):
         raise TypeError(f"arrayflow.{self.name} is an alias of arrayflow.{self.canonical.name}: "
                         f"attach the VJP to the canonical op")
+
+    def defjvp(self, fn):
+        raise TypeError(f"arrayflow.{self.name} is an alias of arrayflow.{self.canonical.name}: "
+                        f"attach the JVP to the canonical op")
 
 
 def alias(canonical: Op, name: str, *, module: str = "arrayflow") -> AliasOp:
