@@ -17,10 +17,13 @@ Float can't be cast to the desired output type Long" is a ``TypeError`` here).
 from __future__ import annotations
 
 import builtins
-import collections
 import warnings
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from . import _dtypes
+from ._dtypes import DType
+from ._typing import Array, Axis, Scalar
 from .autograd.grad_mode import no_grad
 from .autograd.graph import rename
 from .ops import aliases as _al
@@ -38,7 +41,7 @@ from .ops.special import erf as _erf
 
 __all__ = ["install"]
 
-Tensor = None  # set by install()
+Tensor: Any = None  # the Tensor class, set by install() (tensor.py imports this module)
 
 
 def _alias(t):
@@ -94,7 +97,7 @@ def _old_alpha_form(fname, other, rest, alpha):
     return rest[0], other
 
 
-def add_(self, other, *rest, alpha=1):
+def add_(self, other: Array | Scalar, *rest: Array | Scalar, alpha: Scalar = 1) -> Array:
     """``self += alpha * other`` in place (PyTorch ``Tensor.add_``).
 
     PyTorch's deprecated ``add_(alpha, other)`` form is accepted with its warning.
@@ -112,7 +115,7 @@ def add_(self, other, *rest, alpha=1):
     return self._inplace(lambda s, o: _e.add(s, o * alpha), other, "add_")
 
 
-def sub_(self, other, *rest, alpha=1):
+def sub_(self, other: Array | Scalar, *rest: Array | Scalar, alpha: Scalar = 1) -> Array:
     """``self -= alpha * other`` in place (PyTorch ``Tensor.sub_``); errors as :meth:`add_`."""
     other, alpha = _old_alpha_form("sub_", other, rest, alpha)
     if alpha == 1:
@@ -120,7 +123,7 @@ def sub_(self, other, *rest, alpha=1):
     return self._inplace(lambda s, o: _e.subtract(s, o * alpha), other, "sub_")
 
 
-def mul_(self, other):
+def mul_(self, other: Array | Scalar) -> Array:
     """``self *= other`` in place (PyTorch ``Tensor.mul_``); errors as :meth:`add_`."""
     return self._inplace(_e.multiply, other, "mul_")
 
@@ -141,7 +144,7 @@ def _div(s, o, rounding_mode, fname):
                        f"'floor' but found '{rounding_mode}'")
 
 
-def div(self, other, *, rounding_mode=None):
+def div(self, other: Array | Scalar, *, rounding_mode: str | None = None) -> Array:
     """``self / other`` (PyTorch ``Tensor.div``); ``rounding_mode`` ``"trunc"`` rounds
     towards zero, ``"floor"`` down (zero gradient, as PyTorch).
 
@@ -153,46 +156,46 @@ def div(self, other, *, rounding_mode=None):
     return _div(self, other, rounding_mode, "div")
 
 
-def div_(self, other, *, rounding_mode=None):
+def div_(self, other: Array | Scalar, *, rounding_mode: str | None = None) -> Array:
     """``self /= other`` in place (PyTorch ``Tensor.div_``), ``rounding_mode`` as
     :meth:`div`; errors as :meth:`add_` (true division of an int Tensor raises)."""
     return _inplace(self, lambda s, o: _div(s, o, rounding_mode, "div_"), other, "div_")
 
 
-def addcmul_(self, tensor1, tensor2, *, value=1):
+def addcmul_(self, tensor1: Array, tensor2: Array, *, value: Scalar = 1) -> Array:
     """``self += value * tensor1 * tensor2`` in place (PyTorch ``Tensor.addcmul_``)."""
     return _inplace(self, lambda s, _o: s + value * (tensor1 * tensor2),
                     _grad_other(tensor1, tensor2), "addcmul_")
 
 
-def addcdiv_(self, tensor1, tensor2, *, value=1):
+def addcdiv_(self, tensor1: Array, tensor2: Array, *, value: Scalar = 1) -> Array:
     """``self += value * tensor1 / tensor2`` in place (PyTorch ``Tensor.addcdiv_``)."""
     return _inplace(self, lambda s, _o: s + value * (tensor1 / tensor2),
                     _grad_other(tensor1, tensor2), "addcdiv_")
 
 
-def addcmul(self, tensor1, tensor2, *, value=1):
+def addcmul(self, tensor1: Array, tensor2: Array, *, value: Scalar = 1) -> Array:
     """``self + value * tensor1 * tensor2`` (PyTorch ``Tensor.addcmul``)."""
     return self + value * (tensor1 * tensor2)
 
 
-def addcdiv(self, tensor1, tensor2, *, value=1):
+def addcdiv(self, tensor1: Array, tensor2: Array, *, value: Scalar = 1) -> Array:
     """``self + value * tensor1 / tensor2`` (PyTorch ``Tensor.addcdiv``)."""
     return self + value * (tensor1 / tensor2)
 
 
-def lerp(self, end, weight):
+def lerp(self, end: Array, weight: Array | Scalar) -> Array:
     """``self + weight * (end - self)`` (PyTorch ``Tensor.lerp``)."""
     return self + weight * (end - self)
 
 
-def lerp_(self, end, weight):
+def lerp_(self, end: Array, weight: Array | Scalar) -> Array:
     """``self += weight * (end - self)`` in place (PyTorch ``Tensor.lerp_``)."""
     return _inplace(self, lambda s, _o: s + weight * (end - s), _grad_other(end, weight),
                     "lerp_")
 
 
-def pow_(self, exponent):
+def pow_(self, exponent: Array | Scalar) -> Array:
     """``self **= exponent`` in place (PyTorch ``Tensor.pow_``); errors as :meth:`add_`."""
     return self._inplace(_e.pow, exponent, "pow_")
 
@@ -204,7 +207,7 @@ def _clamp_check(fname, min, max):
         raise RuntimeError(f"{fname}: At least one of 'min' or 'max' must not be None")
 
 
-def clamp(self, min=None, max=None):
+def clamp(self, min: Array | Scalar | None = None, max: Array | Scalar | None = None) -> Array:
     """Clamp to ``[min, max]`` (PyTorch ``Tensor.clamp``; also ``clip``).
 
     ``min``/``max`` may be Python scalars or Tensors (broadcast; both differentiable);
@@ -219,35 +222,35 @@ def clamp(self, min=None, max=None):
     return _e.clip(self, min, max)
 
 
-def clamp_(self, min=None, max=None):
+def clamp_(self, min: Array | Scalar | None = None, max: Array | Scalar | None = None) -> Array:
     """:meth:`clamp` in place (PyTorch ``Tensor.clamp_``); errors as :meth:`add_`."""
     _clamp_check("clamp_", min, max)
     return self._inplace(lambda s, _o: _e.clip(s, min, max), _grad_other(min, max), "clamp_")
 
 
-def clamp_min(self, min):
+def clamp_min(self, min: Array | Scalar) -> Array:
     """``max(self, min)`` element-wise (PyTorch ``Tensor.clamp_min``)."""
     return _e.clip(self, min, None)
 
 
-def clamp_max(self, max):
+def clamp_max(self, max: Array | Scalar) -> Array:
     """``min(self, max)`` element-wise (PyTorch ``Tensor.clamp_max``)."""
     return _e.clip(self, None, max)
 
 
-def clamp_min_(self, min):
+def clamp_min_(self, min: Array | Scalar) -> Array:
     """:meth:`clamp_min` in place (PyTorch ``Tensor.clamp_min_``)."""
     return self._inplace(lambda s, o: _e.clip(s, o, None), min, "clamp_min_")
 
 
-def clamp_max_(self, max):
+def clamp_max_(self, max: Array | Scalar) -> Array:
     """:meth:`clamp_max` in place (PyTorch ``Tensor.clamp_max_``)."""
     return self._inplace(lambda s, o: _e.clip(s, None, o), max, "clamp_max_")
 
 
 # --- copy, masked fill, diagonal --------------------------------------------------------------
 
-def copy_(self, src, non_blocking=False):
+def copy_(self, src: Array, non_blocking: builtins.bool = False) -> Array:
     """Copy ``src``'s values into this Tensor in place (PyTorch ``Tensor.copy_``).
 
     ``src`` is broadcast to this Tensor's shape, cast to its dtype and moved to its
@@ -311,7 +314,7 @@ def _masked_fill(self, mask, value, fname):
     return _s.where(mask, _fill_value(fname, self, value), self)
 
 
-def masked_fill(self, mask, value):
+def masked_fill(self, mask: Array, value: Array | Scalar) -> Array:
     """``value`` where ``mask`` is True, else this Tensor's values (PyTorch
     ``Tensor.masked_fill``); ``mask`` broadcasts, ``value`` is a number or a 0-d Tensor
     (differentiable) cast to this Tensor's dtype.
@@ -324,13 +327,13 @@ def masked_fill(self, mask, value):
     return _masked_fill(self, mask, value, "masked_fill")
 
 
-def masked_fill_(self, mask, value):
+def masked_fill_(self, mask: Array, value: Array | Scalar) -> Array:
     """:meth:`masked_fill` in place (PyTorch ``Tensor.masked_fill_``)."""
     return self._inplace(lambda s, v: _masked_fill(s, mask, v, "masked_fill_"), value,
                          "masked_fill_")
 
 
-def fill_diagonal_(self, fill_value, wrap=False):
+def fill_diagonal_(self, fill_value: Scalar, wrap: builtins.bool = False) -> Array:
     """Fill the main diagonal in place (PyTorch ``Tensor.fill_diagonal_``).
 
     For a 2-D Tensor the elements ``[i, i]``; with ``wrap=True`` a tall matrix's diagonal
@@ -423,7 +426,7 @@ _UNARY_INPLACE = {
 
 
 def _unary_inplace(name, fn):
-    def method(self):
+    def method(self) -> Array:
         return _inplace(self, lambda s, _o: fn(s), None, name)
 
     method.__name__ = method.__qualname__ = name
@@ -434,42 +437,45 @@ def _unary_inplace(name, fn):
 
 # --- out-of-place PyTorch methods ----------------------------------------------------------------
 
-def sigmoid(self):
+def sigmoid(self) -> Array:
     """``1 / (1 + exp(-x))`` (PyTorch ``Tensor.sigmoid``)."""
     return _sigmoid(self)
 
 
-def relu(self):
+def relu(self) -> Array:
     """``max(x, 0)`` (PyTorch ``Tensor.relu``)."""
     return _relu(self)
 
 
-def softmax(self, dim, dtype=None):
+def softmax(self, dim: int | None, dtype: DType | None = None) -> Array:
     """Softmax over ``dim`` (PyTorch ``Tensor.softmax``)."""
     return _softmax(self, dim, dtype)
 
 
-def log_softmax(self, dim, dtype=None):
+def log_softmax(self, dim: int | None, dtype: DType | None = None) -> Array:
     """Log-softmax over ``dim`` (PyTorch ``Tensor.log_softmax``)."""
     return _log_softmax(self, dim, dtype)
 
 
-def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+def isclose(self, other: Array, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: builtins.bool = False) -> Array:
     """Element-wise closeness (see :func:`arrayflow.isclose`, PyTorch's semantics)."""
     return _cmp.isclose(self, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+def allclose(self, other: Array, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: builtins.bool = False) -> builtins.bool:
     """Whether all elements are close: a Python bool (see :func:`arrayflow.allclose`)."""
     return _cmp.allclose(self, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+def norm(self, p: float | str | None = "fro", dim: Axis = None, keepdim: builtins.bool = False,
+         dtype: DType | None = None) -> Array:
     """The norm (PyTorch ``Tensor.norm``; see :func:`arrayflow.norm`)."""
     return _norm(self, p, dim, keepdim, dtype)
 
 
-def movedim(self, source, destination):
+def movedim(self, source: int | tuple[int, ...], destination: int | tuple[int, ...]) -> Array:
     """Move dimensions ``source`` to ``destination`` (PyTorch ``Tensor.movedim``; the
     standard's ``moveaxis``)."""
     return _m.moveaxis(self, source, destination)
@@ -484,55 +490,55 @@ def _sizes(args):
     return tuple(args)
 
 
-def view_as(self, other):
+def view_as(self, other: Array) -> Array:
     """This Tensor reshaped to ``other``'s shape (PyTorch ``Tensor.view_as``)."""
     return _m.reshape(self, tuple(other.shape))
 
 
-def type_as(self, other):
+def type_as(self, other: Array) -> Array:
     """This Tensor cast to ``other``'s dtype (PyTorch ``Tensor.type_as``); itself when equal."""
     return self if self.dtype is other.dtype else _dt.astype(self, other.dtype)
 
 
-def contiguous(self, memory_format=None):
+def contiguous(self, memory_format: object = None) -> Array:
     """This Tensor (arrays have no strides to fix; PyTorch ``Tensor.contiguous``)."""
     return self
 
 
-def is_contiguous(self, memory_format=None):
+def is_contiguous(self, memory_format: object = None) -> builtins.bool:
     """True (PyTorch ``Tensor.is_contiguous``; arrayflow's arrays are never strided views)."""
     return True
 
 
-def is_floating_point(self):
+def is_floating_point(self) -> builtins.bool:
     """Whether the dtype is real floating (PyTorch ``Tensor.is_floating_point``)."""
     return self.dtype.kind == "real floating"
 
 
-def is_complex(self):
+def is_complex(self) -> builtins.bool:
     """Whether the dtype is complex (PyTorch ``Tensor.is_complex``)."""
     return self.dtype.kind == "complex floating"
 
 
-def nelement(self):
+def nelement(self) -> int:
     """The number of elements (PyTorch ``Tensor.nelement``, ``numel``)."""
     return self.numel()
 
 
-def element_size(self):
+def element_size(self) -> int:
     """Bytes per element (PyTorch ``Tensor.element_size``)."""
     return self.dtype.itemsize
 
 
 def _caster(dtype_name):
-    def method(self):
+    def method(self) -> Array:
         return self.to(_dtypes.by_name(dtype_name))
 
     method.__doc__ = f"This Tensor cast to ``{dtype_name}`` (PyTorch's dtype method)."
     return method
 
 
-def repeat(self, *sizes):
+def repeat(self, *sizes: int | Sequence[int]) -> Array:
     """Tile this Tensor ``sizes`` times per dimension (PyTorch ``Tensor.repeat``, which is the
     standard's ``tile``; the standard's ``repeat`` is PyTorch's ``repeat_interleave``).
 
@@ -554,7 +560,7 @@ def _dim(fname, dim, ndim):
     return _check_dim(fname, dim, ndim, scalar_ok=True)
 
 
-def index_select(self, dim, index):
+def index_select(self, dim: int, index: Array) -> Array:
     """Elements at 1-D integer ``index`` along ``dim`` (PyTorch ``Tensor.index_select``).
 
     Raises
@@ -565,7 +571,7 @@ def index_select(self, dim, index):
     return _m.take(self, index, axis=_dim("index_select", dim, self.ndim))
 
 
-def gather(self, dim, index):
+def gather(self, dim: int, index: Array) -> Array:
     """``out[i][j] = self[i][index[i][j]]`` along ``dim`` (PyTorch ``Tensor.gather``;
     ``index`` may be smaller than ``self`` in the other dimensions, as PyTorch allows).
     """
@@ -580,7 +586,7 @@ def gather(self, dim, index):
     return _m.take_along_axis(x, index, axis=dim)
 
 
-def narrow(self, dim, start, length):
+def narrow(self, dim: int, start: int | Array, length: int) -> Array:
     """``length`` elements from ``start`` along ``dim`` (PyTorch ``Tensor.narrow``)."""
     dim = _dim("narrow", dim, self.ndim)
     n = self.shape[dim]
@@ -592,7 +598,7 @@ def narrow(self, dim, start, length):
     return self[(slice(None),) * dim + (slice(start, start + length),)]
 
 
-def split(self, split_size_or_sections, dim=0):
+def split(self, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Array, ...]:
     """Pieces along ``dim``: of ``split_size`` each (the last smaller) or of the listed
     sizes (PyTorch ``Tensor.split``). Returns a tuple."""
     dim = _dim("split", dim, self.ndim)
@@ -615,7 +621,7 @@ def split(self, split_size_or_sections, dim=0):
     return tuple(out)
 
 
-def chunk(self, chunks, dim=0):
+def chunk(self, chunks: int, dim: int = 0) -> tuple[Array, ...]:
     """At most ``chunks`` pieces of ``ceil(n / chunks)`` along ``dim`` (PyTorch
     ``Tensor.chunk``)."""
     if chunks <= 0:
@@ -624,7 +630,7 @@ def chunk(self, chunks, dim=0):
     return split(self, builtins.max(-(-n // chunks), 1), dim)
 
 
-def masked_select(self, mask):
+def masked_select(self, mask: Array) -> Array:
     """The elements where ``mask`` (broadcast) is True, as a 1-D Tensor (PyTorch
     ``Tensor.masked_select``; a data-dependent shape on lazy backends)."""
     if mask.dtype is not _dtypes.bool:
@@ -635,10 +641,18 @@ def masked_select(self, mask):
     return x[m]
 
 
-_TopK = collections.namedtuple("topk", ["values", "indices"])
+class _TopK(NamedTuple):
+    """PyTorch's ``torch.return_types.topk``: ``(values, indices)``."""
+
+    values: Array
+    indices: Array
 
 
-def topk(self, k, dim=-1, largest=True, sorted=True):
+_TopK.__name__ = _TopK.__qualname__ = "topk"  # PyTorch's type name, shown by repr
+
+
+def topk(self, k: int, dim: int = -1, largest: builtins.bool = True,
+         sorted: builtins.bool = True) -> _TopK:
     """The ``k`` largest (or smallest) elements along ``dim`` and their indices, as
     PyTorch's ``Tensor.topk`` (a named tuple ``(values, indices)``; gradients flow to the
     selected elements)."""
@@ -650,7 +664,7 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
     return _TopK(_m.take_along_axis(self, idx, axis=dim), idx)
 
 
-def logsumexp(self, dim, keepdim=False):
+def logsumexp(self, dim: int | tuple[int, ...], keepdim: builtins.bool = False) -> Array:
     """``log(sum(exp(x)))`` over ``dim``, computed stably (PyTorch ``Tensor.logsumexp``)."""
     axis = tuple(dim) if isinstance(dim, (tuple, list)) else dim
     with no_grad():
@@ -662,12 +676,12 @@ def logsumexp(self, dim, keepdim=False):
     return out
 
 
-def rsqrt(self):
+def rsqrt(self) -> Array:
     """``1 / sqrt(x)`` (PyTorch ``Tensor.rsqrt``)."""
     return _e.reciprocal(_e.sqrt(self))
 
 
-def dot(self, other):
+def dot(self, other: Array) -> Array:
     """Inner product of two 1-D Tensors (PyTorch ``Tensor.dot``)."""
     if self.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {self.ndim}D and {other.ndim}D "
@@ -675,7 +689,7 @@ def dot(self, other):
     return _la.matmul(self, other)
 
 
-def mv(self, vec):
+def mv(self, vec: Array) -> Array:
     """Matrix-vector product (PyTorch ``Tensor.mv``)."""
     if self.ndim != 2 or vec.ndim != 1:
         raise RuntimeError("vector + matrix @ vector expected, got "
@@ -683,23 +697,48 @@ def mv(self, vec):
     return _la.matmul(self, vec)
 
 
-def bmm(self, mat2):
+def bmm(self, mat2: Array) -> Array:
     """Batched matrix product of 3-D Tensors (PyTorch ``Tensor.bmm``)."""
     if self.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor, got {self.ndim}D and {mat2.ndim}D")
     return _la.matmul(self, mat2)
 
 
-def outer(self, vec2):
+def outer(self, vec2: Array) -> Array:
     """Outer product of two 1-D Tensors (PyTorch ``Tensor.outer``)."""
     return _la.outer(self, vec2)
 
 
 # --- PyTorch's signatures and return types for methods the standard spells otherwise ----------
 
-_MaxT = collections.namedtuple("max", ["values", "indices"])
-_MinT = collections.namedtuple("min", ["values", "indices"])
-_SortT = collections.namedtuple("sort", ["values", "indices"])
+class _MaxT(NamedTuple):
+    """PyTorch's ``torch.return_types.max``: ``(values, indices)``."""
+
+    values: Array
+    indices: Array
+
+
+_MaxT.__name__ = _MaxT.__qualname__ = "max"  # PyTorch's type name, shown by repr
+
+
+class _MinT(NamedTuple):
+    """PyTorch's ``torch.return_types.min``: ``(values, indices)``."""
+
+    values: Array
+    indices: Array
+
+
+_MinT.__name__ = _MinT.__qualname__ = "min"  # PyTorch's type name, shown by repr
+
+
+class _SortT(NamedTuple):
+    """PyTorch's ``torch.return_types.sort``: ``(values, indices)``."""
+
+    values: Array
+    indices: Array
+
+
+_SortT.__name__ = _SortT.__qualname__ = "sort"  # PyTorch's type name, shown by repr
 
 
 def _dims_arg(dims):
@@ -733,7 +772,8 @@ def _extreme(self, fname, dim, keepdim, axis, keepdims, arg, out_t, elementwise,
     return out_t(values, idx)
 
 
-def max(self, dim=None, keepdim=None, *, axis=None, keepdims=None):
+def max(self, dim: int | Array | None = None, keepdim: builtins.bool | None = None, *,
+        axis: Axis = None, keepdims: builtins.bool | None = None) -> Array | _MaxT:
     """PyTorch's ``Tensor.max``: ``t.max()`` the largest value; ``t.max(dim, keepdim)`` a
     named tuple ``(values, indices)`` (the gradient goes to the selected elements);
     ``t.max(other)`` the element-wise maximum. (The namespace function
@@ -742,26 +782,28 @@ def max(self, dim=None, keepdim=None, *, axis=None, keepdims=None):
                     _r.max)
 
 
-def min(self, dim=None, keepdim=None, *, axis=None, keepdims=None):
+def min(self, dim: int | Array | None = None, keepdim: builtins.bool | None = None, *,
+        axis: Axis = None, keepdims: builtins.bool | None = None) -> Array | _MinT:
     """PyTorch's ``Tensor.min`` (see :meth:`max`)."""
     return _extreme(self, "min", dim, keepdim, axis, keepdims, _s.argmin, _MinT, _e.minimum,
                     _r.min)
 
 
-def amax(self, dim=(), keepdim=False):
+def amax(self, dim: int | tuple[int, ...] = (), keepdim: builtins.bool = False) -> Array:
     """The maximum over ``dim`` (an int or a tuple; ``()`` all dimensions), values only
     (PyTorch ``Tensor.amax``)."""
     return _r.max(self, axis=tuple(dim) if isinstance(dim, (tuple, list)) and dim else (
         None if dim == () else dim), keepdims=keepdim)
 
 
-def amin(self, dim=(), keepdim=False):
+def amin(self, dim: int | tuple[int, ...] = (), keepdim: builtins.bool = False) -> Array:
     """The minimum over ``dim`` (PyTorch ``Tensor.amin``; see :meth:`amax`)."""
     return _r.min(self, axis=tuple(dim) if isinstance(dim, (tuple, list)) and dim else (
         None if dim == () else dim), keepdims=keepdim)
 
 
-def sort(self, dim=-1, descending=False, *, stable=False):
+def sort(self, dim: int = -1, descending: builtins.bool = False, *,
+         stable: builtins.bool = False) -> _SortT:
     """Sorted values and their indices along ``dim``, a named tuple ``(values, indices)``
     (PyTorch ``Tensor.sort``; ties keep their order)."""
     if self.ndim == 0:
@@ -771,13 +813,14 @@ def sort(self, dim=-1, descending=False, *, stable=False):
     return _SortT(_m.take_along_axis(self, idx, axis=dim), idx)
 
 
-def argsort(self, dim=-1, descending=False, *, stable=False):
+def argsort(self, dim: int = -1, descending: builtins.bool = False, *,
+            stable: builtins.bool = False) -> Array:
     """Indices that sort along ``dim`` (PyTorch ``Tensor.argsort``; ties keep their order)."""
     return _s.argsort(self, axis=_dim("argsort", dim, self.ndim), descending=descending,
                       stable=True)
 
 
-def flatten(self, start_dim=0, end_dim=-1):
+def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Array:
     """Dimensions ``start_dim``..``end_dim`` merged into one (PyTorch ``Tensor.flatten``)."""
     if self.ndim == 0:
         return _m.reshape(self, (1,))
@@ -788,38 +831,38 @@ def flatten(self, start_dim=0, end_dim=-1):
     return _m.reshape(self, shape[:s] + (-1,) + shape[e + 1:])
 
 
-def roll(self, shifts, dims=None):
+def roll(self, shifts: int | tuple[int, ...], dims: int | tuple[int, ...] | None = None) -> Array:
     """Roll elements by ``shifts`` along ``dims`` (flattened when None; PyTorch
     ``Tensor.roll``)."""
     return _m.roll(self, shifts, axis=dims)
 
 
-def flip(self, *dims):
+def flip(self, *dims: int | Sequence[int]) -> Array:
     """Reverse the order along ``dims`` (PyTorch ``Tensor.flip(dims)``)."""
     return _m.flip(self, axis=_dims_arg(dims))
 
 
-def tril(self, diagonal=0):
+def tril(self, diagonal: int = 0) -> Array:
     """Lower triangle (PyTorch ``Tensor.tril``)."""
     return _c.tril(self, k=diagonal)
 
 
-def triu(self, diagonal=0):
+def triu(self, diagonal: int = 0) -> Array:
     """Upper triangle (PyTorch ``Tensor.triu``)."""
     return _c.triu(self, k=diagonal)
 
 
-def add(self, other, *, alpha=1):
+def add(self, other: Array | Scalar, *, alpha: Scalar = 1) -> Array:
     """``self + alpha * other`` (PyTorch ``Tensor.add``)."""
     return _e.add(self, other) if alpha == 1 else _e.add(self, other * alpha)
 
 
-def sub(self, other, *, alpha=1):
+def sub(self, other: Array | Scalar, *, alpha: Scalar = 1) -> Array:
     """``self - alpha * other`` (PyTorch ``Tensor.sub``)."""
     return _e.subtract(self, other) if alpha == 1 else _e.subtract(self, other * alpha)
 
 
-def take(self, index):
+def take(self, index: Array) -> Array:
     """Elements of the flattened Tensor at ``index``, in ``index``'s shape (PyTorch
     ``Tensor.take``)."""
     flat = _m.reshape(self, (-1,))
@@ -827,7 +870,7 @@ def take(self, index):
     return _m.reshape(out, tuple(index.shape))
 
 
-def nonzero(self, *, as_tuple=False):
+def nonzero(self, *, as_tuple: builtins.bool = False) -> Array | tuple[Array, ...]:
     """Indices of the non-zero elements: an ``(n, ndim)`` int64 Tensor, or with
     ``as_tuple=True`` one 1-D Tensor per dimension (PyTorch ``Tensor.nonzero``; a
     data-dependent shape on lazy backends)."""
@@ -838,37 +881,43 @@ def nonzero(self, *, as_tuple=False):
 
 
 def _compare(fn):
-    def method(self, other):
+    def method(self, other: Array | Scalar) -> Array:
         return fn(self, other)
 
     method.__doc__ = f"Element-wise ``{fn.__name__}`` (PyTorch's comparison method)."
     return method
 
 
-def cumsum(self, dim, *, dtype=None):
+def cumsum(self, dim: int, *, dtype: DType | None = None) -> Array:
     """Cumulative sum along ``dim`` (PyTorch ``Tensor.cumsum``)."""
     return _r.cumulative_sum(self, axis=dim, dtype=dtype)
 
 
-def cumprod(self, dim, *, dtype=None):
+def cumprod(self, dim: int, *, dtype: DType | None = None) -> Array:
     """Cumulative product along ``dim`` (PyTorch ``Tensor.cumprod``)."""
     return _r.cumulative_prod(self, axis=dim, dtype=dtype)
 
 
-def unbind(self, dim=0):
+def unbind(self, dim: int = 0) -> tuple[Array, ...]:
     """The slices along ``dim`` as a tuple (PyTorch ``Tensor.unbind``)."""
     return _m.unstack(self, axis=dim)
 
 
-def repeat_interleave(self, repeats, dim=None):
+def repeat_interleave(self, repeats: int | Array, dim: int | None = None) -> Array:
     """Repeat each element ``repeats`` times along ``dim`` (PyTorch
     ``Tensor.repeat_interleave``; the standard's ``repeat``)."""
     return _m.repeat(self, repeats, axis=dim)
 
 
-def erf(self):
+def erf(self) -> Array:
     """The error function (PyTorch ``Tensor.erf``)."""
     return _erf(self)
+
+
+def bitwise_not(self) -> Array:
+    """Bitwise NOT of an integer or boolean Tensor (PyTorch ``Tensor.bitwise_not``; the
+    standard's ``bitwise_invert``)."""
+    return _e.bitwise_invert(self)
 
 
 def _correction(fname, unbiased, correction):
@@ -897,8 +946,9 @@ def _std_var(self, fname, dim, unbiased, keepdim, correction, axis, keepdims):
               keepdims=_keep(fname, keepdim, keepdims))
 
 
-def std(self, dim=None, unbiased=None, keepdim=None, *, correction=None, axis=None,
-        keepdims=None):
+def std(self, dim: Axis | builtins.bool = None, unbiased: builtins.bool | None = None,
+        keepdim: builtins.bool | None = None, *, correction: int | float | None = None,
+        axis: Axis = None, keepdims: builtins.bool | None = None) -> Array:
     """Standard deviation over ``dim``, with PyTorch's METHOD defaults.
 
     As ``torch.Tensor.std``: Bessel's correction by default (``correction=1``);
@@ -915,13 +965,14 @@ def std(self, dim=None, unbiased=None, keepdim=None, *, correction=None, axis=No
     return _std_var(self, "std", dim, unbiased, keepdim, correction, axis, keepdims)
 
 
-def var(self, dim=None, unbiased=None, keepdim=None, *, correction=None, axis=None,
-        keepdims=None):
+def var(self, dim: Axis | builtins.bool = None, unbiased: builtins.bool | None = None,
+        keepdim: builtins.bool | None = None, *, correction: int | float | None = None,
+        axis: Axis = None, keepdims: builtins.bool | None = None) -> Array:
     """Variance over ``dim``, with PyTorch's METHOD defaults (see :meth:`std`)."""
     return _std_var(self, "var", dim, unbiased, keepdim, correction, axis, keepdims)
 
 
-def __format__(self, spec):
+def __format__(self, spec: str) -> str:
     """``format(t, ".4f")``: a 0-d Tensor formats its Python value, as PyTorch; an empty
     spec gives ``str(t)``.
 
@@ -958,7 +1009,7 @@ _METHODS = {
     "repeat_interleave": repeat_interleave, "max": max, "min": min, "amax": amax,
     "amin": amin, "sort": sort, "argsort": argsort, "flatten": flatten, "roll": roll,
     "flip": flip, "tril": tril, "triu": triu, "add": add, "sub": sub, "take": take,
-    "nonzero": nonzero, "bitwise_not": lambda self: _e.bitwise_invert(self),
+    "nonzero": nonzero, "bitwise_not": bitwise_not,
     **{n: _compare(f) for n, f in (
         ("eq", _e.equal), ("ne", _e.not_equal), ("lt", _e.less), ("le", _e.less_equal),
         ("gt", _e.greater), ("ge", _e.greater_equal))},

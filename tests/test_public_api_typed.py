@@ -1,0 +1,203 @@
+"""The public API is typed and documented (issue 13 §5).
+
+Walks the public surface: the names of ``arrayflow`` (its public non-module attributes),
+``arrayflow.nn``, ``nn.functional``, ``nn.init``, ``arrayflow.optim`` (and
+``optim.lr_scheduler``), ``arrayflow.autograd`` (and ``autograd.functional``),
+``arrayflow.linalg``, ``arrayflow.fft``, ``arrayflow.utils.data``, plus the public methods
+of every public class found there (``Tensor``, ``nn.Module`` and its layers, the
+optimizers, ...). For each function and method it asserts:
+
+(a) every parameter but ``self``/``cls`` and the return are annotated (``inspect.signature``;
+    a class's ``__init__`` parameters, not its return);
+(b) the docstring, parsed by ``numpydoc.docscrape.FunctionDoc``, has a ``Parameters``
+    section naming every parameter (when it takes any) and a ``Returns`` (or ``Yields``)
+    section unless the annotated return is ``None``.
+
+Known exceptions are listed in ``EXCEPTIONS`` with the reason each cannot be fixed; the
+test prints them.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+import warnings
+
+import pytest
+
+numpydoc_docscrape = pytest.importorskip("numpydoc.docscrape")
+
+import arrayflow as af  # noqa: E402
+import arrayflow.autograd.functional  # noqa: E402,F401
+import arrayflow.nn.functional  # noqa: E402,F401
+import arrayflow.nn.init  # noqa: E402,F401
+import arrayflow.optim.lr_scheduler  # noqa: E402,F401
+import arrayflow.utils.data  # noqa: E402,F401
+
+NAMESPACES = {
+    "arrayflow": af,
+    "arrayflow.nn": af.nn,
+    "arrayflow.nn.functional": af.nn.functional,
+    "arrayflow.nn.init": af.nn.init,
+    "arrayflow.optim": af.optim,
+    "arrayflow.optim.lr_scheduler": af.optim.lr_scheduler,
+    "arrayflow.autograd": af.autograd,
+    "arrayflow.autograd.functional": af.autograd.functional,
+    "arrayflow.linalg": af.linalg,
+    "arrayflow.fft": af.fft,
+    "arrayflow.utils.data": af.utils.data,
+}
+
+EXCEPTIONS: dict[str, str] = {
+}
+"""Qualified name -> why its signature or docstring cannot meet the rule."""
+
+
+def _public_names(mod):
+    names = getattr(mod, "__all__", None)
+    if names is None:
+        names = [n for n in dir(mod) if not n.startswith("_")]
+    return sorted(set(names))
+
+
+def _is_arrayflow(obj) -> bool:
+    mod = getattr(obj, "__module__", None) or ""
+    return mod.split(".")[0] in {"arrayflow", "arrayflow_numpy", "arrayflow_strict",
+                                 "arrayflow_dask", "arrayflow_cupy"}
+
+
+def _collect():
+    """(qualified name, callable, kind) for each public function, class and method."""
+    funcs: dict[str, tuple[object, str]] = {}
+    classes: dict[str, type] = {}
+    for ns, mod in NAMESPACES.items():
+        for name in _public_names(mod):
+            obj = getattr(mod, name)
+            if isinstance(obj, types.ModuleType):
+                continue
+            if inspect.isclass(obj):
+                if issubclass(obj, BaseException) or not _is_arrayflow(obj):
+                    continue  # exceptions take the message; dtypes etc. are data
+                classes.setdefault(f"{obj.__module__}.{obj.__qualname__}", obj)
+            elif callable(obj) and not isinstance(obj, af.DType):
+                funcs[f"{ns}.{name}"] = (obj, "function")
+    for cname, cls in classes.items():
+        funcs[cname] = (cls, "class")
+        for name, raw in vars(cls).items():
+            if name.startswith("_"):
+                continue
+            if isinstance(raw, property):
+                continue  # attributes: typed by their getter's return, documented in the class
+            fn = raw.__func__ if isinstance(raw, (classmethod, staticmethod)) else raw
+            if inspect.isfunction(fn):
+                funcs[f"{cname}.{name}"] = (fn, "method")
+    return funcs
+
+
+PUBLIC = _collect()
+
+
+def _signature(obj, kind):
+    target = obj.__init__ if kind == "class" else obj
+    try:
+        return inspect.signature(target)
+    except (TypeError, ValueError):
+        return None
+
+
+def _params(sig, kind):
+    ps = list(sig.parameters.values())
+    if kind in ("class",) or (ps and ps[0].name in ("self", "cls")):
+        ps = [p for p in ps if p.name not in ("self", "cls")]
+    return ps
+
+
+def _missing_annotations(name, obj, kind):
+    sig = _signature(obj, kind)
+    if sig is None:
+        return ["<no signature>"]
+    missing = [p.name for p in _params(sig, kind) if p.annotation is inspect.Parameter.empty]
+    if kind != "class" and sig.return_annotation is inspect.Signature.empty:
+        missing.append("return")
+    return missing
+
+
+def _doc_problems(name, obj, kind):
+    sig = _signature(obj, kind)
+    doc_obj = obj
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numpydoc warns on unknown sections
+        if kind == "class":
+            doc = numpydoc_docscrape.ClassDoc(obj, config={"show_class_members": False})
+            if not doc["Parameters"] and obj.__init__.__doc__ and \
+                    obj.__init__ is not object.__init__:
+                doc = numpydoc_docscrape.FunctionDoc(obj.__init__)
+                doc_obj = obj.__init__
+        else:
+            doc = numpydoc_docscrape.FunctionDoc(obj)
+    if not (inspect.getdoc(doc_obj) or "").strip():
+        return ["no docstring"]
+    problems = []
+    params = [] if sig is None else _params(sig, kind)
+    documented = set()
+    for p in doc["Parameters"]:
+        for n in p.name.split(","):
+            documented.add(n.strip().lstrip("*").split(" ")[0])
+    undocumented = [p.name for p in params if p.name not in documented]
+    if params and not doc["Parameters"]:
+        problems.append("no Parameters section")
+    elif undocumented:
+        problems.append(f"Parameters lacks {undocumented}")
+    if kind != "class" and sig is not None:
+        ret = sig.return_annotation
+        returns_none = ret is None or ret == "None"
+        if not returns_none and not (doc["Returns"] or doc["Yields"]):
+            problems.append("no Returns section")
+    return problems
+
+
+def _report(title, bad):
+    lines = [f"{title}: {len(bad)} names"]
+    lines += [f"  {n}: {why}" for n, why in sorted(bad.items())]
+    return "\n".join(lines)
+
+
+def test_surface_is_walked():
+    # The walk sees the namespaces it claims to (a broken walk would pass vacuously).
+    for name in ("arrayflow.exp", "arrayflow.nn.functional.relu", "arrayflow.linalg.inv",
+                 "arrayflow.fft.fft", "arrayflow.autograd.grad",
+                 "arrayflow.tensor.Tensor.backward", "arrayflow.nn.module.Module.parameters",
+                 "arrayflow.optim.optimizer.Optimizer.step",
+                 "arrayflow.optim.adam.Adam", "arrayflow.utils.data.DataLoader"):
+        assert any(k == name or k.endswith("." + name.rsplit(".", 1)[-1]) and
+                   k.startswith(name.rsplit(".", 1)[0].split(".")[0]) for k in PUBLIC), name
+        assert name in PUBLIC or name.startswith("arrayflow.utils"), name
+    assert len(PUBLIC) > 600
+
+
+def test_exceptions_are_printed_and_current():
+    print(_report("known exceptions", EXCEPTIONS))
+    stale = [n for n in EXCEPTIONS if n not in PUBLIC]
+    assert not stale, f"EXCEPTIONS names that are no longer public: {stale}"
+
+
+def test_public_api_is_annotated():
+    bad = {}
+    for name, (obj, kind) in PUBLIC.items():
+        if name in EXCEPTIONS:
+            continue
+        missing = _missing_annotations(name, obj, kind)
+        if missing:
+            bad[name] = f"unannotated {missing}"
+    assert not bad, _report("public callables missing annotations", bad)
+
+
+def test_public_api_has_numpydoc_sections():
+    bad = {}
+    for name, (obj, kind) in PUBLIC.items():
+        if name in EXCEPTIONS:
+            continue
+        problems = _doc_problems(name, obj, kind)
+        if problems:
+            bad[name] = "; ".join(problems)
+    assert not bad, _report("public callables missing numpydoc sections", bad)
