@@ -671,6 +671,8 @@ def _unstack_vjp(xp, res, *gs):
     return (xp.stack(gs, axis=axis),)
 
 
+# --- indexing functions ------------------------------------------------------------------
+
 def _oob_error(fname, dim, n):
     """The error for an index outside ``[-n, n)`` (PyTorch's ``IndexError`` message)."""
     def error(xp, a, mask):
@@ -709,13 +711,29 @@ def _checked_index(idx, n, fname, dim):
     return xp.where(idx < 0, idx + n, idx)
 
 
-@op("take")
-def take(xp, x, indices, /, *, axis=None):
-    """Elements of ``x`` at integer ``indices`` along ``axis`` (``x`` flattened if None,
-    as ``torch.take``).
+@op("take", section="indexing", dtypes="any", complex_ok=True)
+def take(xp, x: Array, indices: Array, /, *, axis: int | None = None):
+    """Elements of ``x`` at integer ``indices`` along ``axis``.
 
-    Negative indices count from the end. Source: array API standard 2025.12, ``take``
-    (PyTorch ``index_select``, with negative indices as the standard allows them).
+    Parameters
+    ----------
+    x : Tensor
+        Any dtype.
+    indices : Tensor
+        Integer indices into ``x``'s ``axis``, in ``[-n, n)`` for its size ``n``
+        (negative indices count from the end). 1-D as the standard requires; n-D
+        where the backend allows it (NumPy).
+    axis : int or None, default None
+        The axis to take along (negative counts from the end); None takes from the
+        flattened ``x``, as ``torch.take`` (the standard allows None for a 1-D ``x``
+        only).
+
+    Returns
+    -------
+    Tensor
+        Of ``x``'s dtype: ``x``'s shape with dimension ``axis`` replaced by
+        ``indices``' shape (``indices``' shape for ``axis=None``). The gradient
+        accumulates over repeated indices.
 
     Raises
     ------
@@ -723,6 +741,11 @@ def take(xp, x, indices, /, *, axis=None):
         If an index is outside ``[-n, n)`` for the axis' size ``n`` (the standard leaves
         this unspecified; PyTorch raises). On Dask, with lazy ``indices``, the error is
         raised when the result is computed.
+
+    Notes
+    -----
+    Source: array API standard 2025.12, ``take`` (PyTorch ``index_select``, with
+    negative indices as the standard allows them; ``torch.take`` for ``axis=None``).
     """
     shape = tuple(x.shape)
     if axis is None:
@@ -734,6 +757,16 @@ def take(xp, x, indices, /, *, axis=None):
         indices = _checked_index(indices, x.shape[axis], "take", axis % x.ndim)
     return xp.take(x, indices, axis=axis), (shape, indices, axis if len(shape) == x.ndim
                                             else None)
+
+
+@take.defvjp
+def _take_vjp(xp, res, g):
+    shape, indices, axis = res
+    if axis is None:  # n-D x taken flattened
+        n = math.prod(shape)
+        flat = _segment_sum(xp, xp.reshape(g, (-1,)), xp.reshape(indices, (-1,)), n, 0)
+        return (xp.reshape(flat, shape), None)
+    return (_segment_sum(xp, g, indices, shape[axis], axis), None)
 
 
 def _take_along_axis_fallback(xp, x, indices, axis):
@@ -754,19 +787,41 @@ def _take_along_axis_fallback(xp, x, indices, axis):
     return xp.reshape(xp.take(xp.reshape(x, (-1,)), xp.reshape(flat, (-1,))), indices.shape)
 
 
-@op("take_along_axis")
-def take_along_axis(xp, x, indices, /, *, axis=-1):
+@op("take_along_axis", section="indexing", dtypes="any", torch_name="take_along_dim",
+    complex_ok=True)
+def take_along_axis(xp, x: Array, indices: Array, /, *, axis: int = -1):
     """Elements of ``x`` at ``indices`` matched along ``axis`` (``torch.gather``).
 
-    Negative indices count from the end. Source: array API standard 2025.12,
-    ``take_along_axis``.
+    Parameters
+    ----------
+    x : Tensor
+        At least 1-D, any dtype.
+    indices : Tensor
+        Integer indices of ``x``'s rank, in ``[-n, n)`` for the size ``n`` of ``axis``
+        (negative indices count from the end); outside ``axis`` its shape broadcasts
+        with ``x``'s.
+    axis : int, default -1
+        The axis to take along (negative counts from the end).
+
+    Returns
+    -------
+    Tensor
+        Of ``x``'s dtype and ``indices``' shape (broadcast with ``x``'s outside
+        ``axis``): ``out[..., i, ...] = x[..., indices[..., i, ...], ...]``. The gradient
+        accumulates over repeated indices.
 
     Raises
     ------
     IndexError
         If an index is outside ``[-n, n)`` for the size ``n`` of ``axis`` (PyTorch raises
         too, a ``RuntimeError``; NumPy an ``IndexError``). On Dask, with lazy ``indices``,
-        when the result is computed.
+        when the result is computed; also for shapes that do not broadcast (NumPy's
+        error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, ``take_along_axis`` (PyTorch
+    ``torch.take_along_dim``, ``torch.gather`` for same-shape indices).
     """
     if x.ndim:
         indices = _checked_index(indices, x.shape[axis], "take_along_axis", axis % x.ndim)
@@ -776,6 +831,21 @@ def take_along_axis(xp, x, indices, /, *, axis=-1):
     else:
         y = fn(x, indices, axis=axis)
     return y, (x.shape, indices, axis)
+
+
+@take_along_axis.defvjp
+def _take_along_axis_vjp(xp, res, g):
+    # One-hot contraction: exact, standard-only, lazy; memory indices.size * n.
+    shape, indices, axis = res
+    nd = len(shape)
+    axis = axis % nd
+    n = shape[axis]
+    slots = xp.arange(n, dtype=indices.dtype)
+    onehot = xp.astype(xp.expand_dims(indices, axis=nd) == slots, g.dtype)
+    contrib = xp.expand_dims(g, axis=nd) * onehot  # (..., k, ..., n)
+    summed = xp.sum(contrib, axis=axis)  # (..., ..., n) with axis removed
+    gx = xp.moveaxis(summed, -1, axis)
+    return (xp.broadcast_to(gx, shape) if tuple(gx.shape) != tuple(shape) else gx, None)
 
 
 def _kind(backend, k):
@@ -1102,31 +1172,6 @@ def getitem(backend, x, key, /):
 
 
 # --- VJPs ------------------------------------------------------------------------------------
-
-@take.defvjp
-def _take_vjp(xp, res, g):
-    shape, indices, axis = res
-    if axis is None:  # n-D x taken flattened
-        n = math.prod(shape)
-        flat = _segment_sum(xp, xp.reshape(g, (-1,)), xp.reshape(indices, (-1,)), n, 0)
-        return (xp.reshape(flat, shape), None)
-    return (_segment_sum(xp, g, indices, shape[axis], axis), None)
-
-
-@take_along_axis.defvjp
-def _take_along_axis_vjp(xp, res, g):
-    # One-hot contraction: exact, standard-only, lazy; memory indices.size * n.
-    shape, indices, axis = res
-    nd = len(shape)
-    axis = axis % nd
-    n = shape[axis]
-    slots = xp.arange(n, dtype=indices.dtype)
-    onehot = xp.astype(xp.expand_dims(indices, axis=nd) == slots, g.dtype)
-    contrib = xp.expand_dims(g, axis=nd) * onehot  # (..., k, ..., n)
-    summed = xp.sum(contrib, axis=axis)  # (..., ..., n) with axis removed
-    gx = xp.moveaxis(summed, -1, axis)
-    return (xp.broadcast_to(gx, shape) if tuple(gx.shape) != tuple(shape) else gx, None)
-
 
 def _is_arr(k):
     return hasattr(k, "shape") and hasattr(k, "dtype") and type(k) not in (int, bool)
@@ -1596,4 +1641,4 @@ def _index_put_vjp(xp, res, g):
 # right for complex values as they are (PyTorch's convention, arrayflow.ops._vjp_util).
 from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
 
-_mark_complex_ok(take, take_along_axis, getitem, index_put)
+_mark_complex_ok(getitem, index_put)
