@@ -2,17 +2,36 @@
 (array API standard 2025.12, "Linear Algebra Functions" and "Linear Algebra
 Extension").
 
-Where a backend's namespace lacks a function, a fallback written against the
-standard serves (``cross``, ``matrix_power``, ``pinv``); functions that cannot
-be built from the standard raise ``NotImplementedError`` naming the backend.
+One op is one unit: the ``@op(...)`` decorator with its metadata, the forward, and its
+VJP right after it. Where a backend's namespace lacks a function, a fallback written
+against the standard serves (``cross``, ``matrix_power``, ``pinv``); functions that
+cannot be built from the standard raise ``NotImplementedError`` naming the backend.
+
+The VJPs are matrix calculus; complex inputs follow PyTorch's convention (see
+``_vjp_util``): the real rules with conjugate transposes (``_mH``) where they have
+transposes of residuals. Sources: Giles, "An extended collection of matrix derivative
+results" (2008); Townsend, "Differentiating the singular value decomposition" (2016);
+PyTorch's ``FunctionsManual.cpp``. Each is checked against PyTorch with real and complex
+inputs (``tests/test_ops_grad.py``, ``tests/test_complex_autograd.py``).
+
+Errors about the input's values or shapes (a singular matrix, a matrix that is not
+positive-definite or not square) are the backend's: on NumPy ``numpy.linalg.LinAlgError``
+(a ``ValueError``), where PyTorch raises ``torch.linalg.LinAlgError`` (a ``RuntimeError``).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Literal, NamedTuple
 
 from .. import _backend
+from .._dtypes import DType
+from .._typing import Array, Axis
 from ._registry import op
+from ._vjp_util import cj as _cj
+from ._vjp_util import is_complex as _is_complex
+from ._vjp_util import sum_to_shape as _sum_to
+from ._vjp_util import unreduce as _unreduce
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot", "LINALG"]
 
@@ -27,42 +46,7 @@ class SVDResult(NamedTuple):
     Vh: object
 
 
-@op("matmul", promote=("x1", "x2"), mixed_kinds="raise", aliases=("mm",))
-def matmul(xp, x1, x2, /):
-    """Matrix product with broadcasting over leading dimensions (``@``).
-
-    1-D operands are promoted to matrices and the added dimension removed.
-    Source: array API standard 2025.12, ``matmul`` (PyTorch ``mm``/``matmul``).
-    """
-    return xp.matmul(x1, x2), (x1, x2, x1.shape, x2.shape)
-
-
-@op("matrix_transpose")
-def matrix_transpose(xp, x, /):
-    """Swap the last two dimensions of ``x`` (``x.mT``).
-
-    Source: array API standard 2025.12, ``matrix_transpose``.
-    """
-    return xp.matrix_transpose(x), ()
-
-
-@op("tensordot", promote=("x1", "x2"), mixed_kinds="raise")
-def tensordot(xp, x1, x2, /, *, axes=2):
-    """Tensor contraction over ``axes`` (an int, or two sequences of axes).
-
-    Source: array API standard 2025.12, ``tensordot``.
-    """
-    return xp.tensordot(x1, x2, axes=axes), (x1, x2, axes)
-
-
-@op("vecdot", promote=("x1", "x2"), mixed_kinds="raise")
-def vecdot(xp, x1, x2, /, *, axis=-1):
-    """Dot product of vectors along ``axis`` (conjugating ``x1`` for complex).
-
-    Source: array API standard 2025.12, ``vecdot``.
-    """
-    return xp.vecdot(x1, x2, axis=axis), (x1, x2, axis)
-
+# --- helpers shared by forwards and VJPs ----------------------------------------------------
 
 def _missing(xp, name):
     raise NotImplementedError(
@@ -76,247 +60,6 @@ def _la(xp, name):
     if fn is None:
         _missing(xp, name)
     return fn
-
-
-@op("linalg.cholesky", module=_L)
-def cholesky(xp, x, /, *, upper=False):
-    """Cholesky factor of Hermitian positive-definite matrices (lower unless ``upper``).
-
-    Shape ``(..., M, M)``. Source: array API 2025.12, ``linalg.cholesky``.
-    """
-    y = _la(xp, "cholesky")(x, upper=upper)
-    return y, (y, upper)
-
-
-@op("linalg.cross", module=_L, promote=("x1", "x2"), mixed_kinds="raise")
-def cross(xp, x1, x2, /, *, axis=-1):
-    """Cross product of 3-element vectors along ``axis``.
-
-    Source: array API 2025.12, ``linalg.cross``.
-    """
-    fn = getattr(xp.linalg, "cross", None)
-    if fn is not None:
-        return fn(x1, x2, axis=axis), (x1, x2, axis)
-    nd1, nd2 = x1.ndim, x2.ndim
-    a = [x1[(slice(None),) * (axis % nd1) + (slice(i, i + 1), Ellipsis)] for i in range(3)]
-    b = [x2[(slice(None),) * (axis % nd2) + (slice(i, i + 1), Ellipsis)] for i in range(3)]
-    y = xp.concat([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                   a[0] * b[1] - a[1] * b[0]], axis=axis)
-    return y, (x1, x2, axis)
-
-
-@op("linalg.det", module=_L)
-def det(xp, x, /):
-    """Determinant of square matrices ``(..., M, M)`` -> ``(...)``.
-
-    Source: array API 2025.12, ``linalg.det``.
-    """
-    y = _la(xp, "det")(x)
-    return y, (x, y)
-
-
-@op("linalg.diagonal", module=_L)
-def diagonal(xp, x, /, *, offset=0):
-    """The ``offset``-th diagonal of the last two dimensions.
-
-    Source: array API 2025.12, ``linalg.diagonal``.
-    """
-    return xp.linalg.diagonal(x, offset=offset), (x.shape, offset)
-
-
-@op("linalg.eigh", module=_L, out="tuple")
-def eigh(xp, x, /):
-    """Eigenvalues (ascending) and eigenvectors of Hermitian matrices (named tuple).
-
-    Source: array API 2025.12, ``linalg.eigh``.
-    """
-    res = _la(xp, "eigh")(x)
-    return res, tuple(res)
-
-
-@op("linalg.eigvalsh", module=_L)
-def eigvalsh(xp, x, /):
-    """Eigenvalues (ascending) of Hermitian matrices. Source: array API 2025.12."""
-    return _la(xp, "eigvalsh")(x), (x,)
-
-
-@op("linalg.eig", module=_L, out="tuple")
-def eig(xp, x, /):
-    """Eigenvalues and eigenvectors of general square matrices (complex results).
-
-    Source: array API 2025.12, ``linalg.eig``.
-    """
-    res = _la(xp, "eig")(x)
-    return res, tuple(res)
-
-
-@op("linalg.eigvals", module=_L)
-def eigvals(xp, x, /):
-    """Eigenvalues of general square matrices (complex). Source: array API 2025.12."""
-    return _la(xp, "eigvals")(x), (x,)
-
-
-@op("linalg.inv", module=_L)
-def inv(xp, x, /):
-    """Inverse of square matrices. Source: array API 2025.12, ``linalg.inv``."""
-    y = _la(xp, "inv")(x)
-    return y, (y,)
-
-
-@op("linalg.matrix_norm", module=_L)
-def matrix_norm(xp, x, /, *, keepdims=False, ord="fro"):
-    """Matrix norm over the last two dimensions (``ord``: "fro", "nuc", 1, 2, inf, ...).
-
-    Source: array API 2025.12, ``linalg.matrix_norm``.
-    """
-    y = xp.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
-    return y, (x, y, keepdims, ord)
-
-
-@op("linalg.matrix_power", module=_L)
-def matrix_power(xp, x, n, /):
-    """``x`` raised to the integer power ``n`` (negative: of the inverse).
-
-    Source: array API 2025.12, ``linalg.matrix_power``.
-    """
-    fn = getattr(xp.linalg, "matrix_power", None)
-    if fn is not None:
-        return fn(x, n), (x, n)
-    base = _la(xp, "inv")(x) if n < 0 else x
-    k = abs(n)
-    eye = xp.eye(x.shape[-1], dtype=x.dtype)
-    result = xp.broadcast_to(eye, x.shape) if k == 0 else None
-    while k:
-        if k & 1:
-            result = base if result is None else xp.matmul(result, base)
-        k >>= 1
-        if k:
-            base = xp.matmul(base, base)
-    return result, (x, n)
-
-
-@op("linalg.matrix_rank", module=_L, differentiable=False)
-def matrix_rank(xp, x, /, *, rtol=None):
-    """Rank of matrices: singular values above ``rtol * largest``.
-
-    Source: array API 2025.12, ``linalg.matrix_rank``.
-    """
-    return xp.linalg.matrix_rank(x, rtol=rtol)
-
-
-@op("linalg.outer", module=_L, promote=("x1", "x2"))
-def outer(xp, x1, x2, /):
-    """Outer product of two 1-D Tensors. Source: array API 2025.12, ``linalg.outer``."""
-    return xp.linalg.outer(x1, x2), (x1, x2)
-
-
-@op("linalg.pinv", module=_L)
-def pinv(xp, x, /, *, rtol=None):
-    """Moore-Penrose pseudo-inverse; singular values below ``rtol * largest`` are dropped.
-
-    Source: array API 2025.12, ``linalg.pinv``.
-    """
-    fn = getattr(xp.linalg, "pinv", None)
-    if fn is not None:
-        y = fn(x, rtol=rtol)
-    else:
-        u, s, vh = _la(xp, "svd")(x, full_matrices=False)
-        if rtol is None:
-            rtol = max(x.shape[-2:]) * xp.finfo(x.dtype).eps
-        cutoff = rtol * xp.max(s, axis=-1, keepdims=True)
-        s_inv = xp.where(s > cutoff, 1 / s, xp.zeros_like(s))
-        y = xp.matmul(_mH(xp, vh) * s_inv[..., None, :], _mH(xp, u))
-    return y, (x, y)
-
-
-@op("linalg.qr", module=_L, out="tuple")
-def qr(xp, x, /, *, mode="reduced"):
-    """QR decomposition (named tuple ``Q, R``); ``mode`` "reduced" or "complete".
-
-    Source: array API 2025.12, ``linalg.qr``.
-    """
-    res = xp.linalg.qr(x, mode=mode)
-    return res, (tuple(res), mode)
-
-
-@op("linalg.slogdet", module=_L, out="tuple")
-def slogdet(xp, x, /):
-    """Sign and natural log of the absolute determinant (named tuple ``sign, logabsdet``).
-
-    Source: array API 2025.12, ``linalg.slogdet``.
-    """
-    res = _la(xp, "slogdet")(x)
-    return res, (x,)
-
-
-@op("linalg.solve", module=_L, promote=("x1", "x2"), mixed_kinds="raise")
-def solve(xp, x1, x2, /):
-    """Solve ``x1 @ y = x2`` for ``y`` (square ``x1``).
-
-    Source: array API 2025.12, ``linalg.solve``.
-    """
-    y = _la(xp, "solve")(x1, x2)
-    return y, (x1, y)
-
-
-@op("linalg.svd", module=_L, out="tuple")
-def svd(xp, x, /, *, full_matrices=True):
-    """Singular value decomposition (named tuple ``U, S, Vh``).
-
-    Source: array API 2025.12, ``linalg.svd``.
-    """
-    U, S, Vh = _la(xp, "svd")(x, full_matrices=full_matrices)
-    res = SVDResult(U, S, Vh)  # the standard's named tuple on every backend
-    return res, ((U, S, Vh), full_matrices)
-
-
-@op("linalg.svdvals", module=_L)
-def svdvals(xp, x, /):
-    """Singular values, descending. Source: array API 2025.12, ``linalg.svdvals``."""
-    return _la(xp, "svdvals")(x), (x,)
-
-
-@op("linalg.trace", module=_L)
-def trace(xp, x, /, *, offset=0, dtype=None):
-    """Sum along the ``offset``-th diagonal of the last two dimensions.
-
-    Source: array API 2025.12, ``linalg.trace``.
-    """
-    return xp.linalg.trace(x, offset=offset, dtype=dtype), (x.shape, offset)
-
-
-@op("linalg.vector_norm", module=_L)
-def vector_norm(xp, x, /, *, axis=None, keepdims=False, ord=2):
-    """Vector ``ord``-norm over ``axis`` (all elements when None).
-
-    Source: array API 2025.12, ``linalg.vector_norm``.
-    """
-    y = xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
-    return y, (x, y, axis, keepdims, ord)
-
-
-LINALG = {
-    "cholesky": cholesky, "cross": cross, "det": det, "diagonal": diagonal, "eig": eig,
-    "eigh": eigh, "eigvals": eigvals, "eigvalsh": eigvalsh, "inv": inv, "matmul": matmul,
-    "matrix_norm": matrix_norm, "matrix_power": matrix_power, "matrix_rank": matrix_rank,
-    "matrix_transpose": matrix_transpose, "outer": outer, "pinv": pinv, "qr": qr,
-    "slogdet": slogdet, "solve": solve, "svd": svd, "svdvals": svdvals,
-    "tensordot": tensordot, "trace": trace, "vecdot": vecdot, "vector_norm": vector_norm,
-}
-"""The ``arrayflow.linalg`` namespace: name -> public function."""
-
-
-# --- VJPs ------------------------------------------------------------------------------------
-# Matrix calculus; complex inputs follow PyTorch's convention (see _vjp_util): the real
-# rules with conjugate transposes (``_mH``) where they have transposes of residuals.
-# Sources: Giles, "An extended collection of matrix derivative results" (2008); Townsend,
-# "Differentiating the singular value decomposition" (2016); PyTorch FunctionsManual.cpp.
-
-from ._vjp_util import cj as _cj  # noqa: E402
-from ._vjp_util import is_complex as _is_complex  # noqa: E402
-from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
-from ._vjp_util import sum_to_shape as _sum_to  # noqa: E402
-from ._vjp_util import unreduce as _unreduce  # noqa: E402
 
 
 def _mT(xp, a):
@@ -344,40 +87,6 @@ def _check_phase_invariance(xp, im, where, what, term="quantity"):
         raise RuntimeError(f"{where}: " + _PHASE.format(what=what, term=term))
 
 
-matmul.res_needs = {0: {1}, 1: {0}}
-
-
-@matmul.defvjp
-def _matmul_vjp(xp, res, g, needs=(0, 1)):
-    # An operand is None when only the other's gradient is wanted (res_needs): a's gradient
-    # needs b, b's gradient needs a, in every branch.
-    a, b, sa, sb = res
-    want_a, want_b = 0 in needs, 1 in needs
-    if len(sa) >= 2 and len(sb) >= 2:  # the common case
-        return (_sum_to(xp, xp.matmul(g, _mH(xp, b)), sa) if want_a else None,
-                _sum_to(xp, xp.matmul(_mH(xp, a), g), sb) if want_b else None)
-    if len(sa) == 1 and len(sb) == 1:
-        return (g * _cj(xp, b) if want_a else None, g * _cj(xp, a) if want_b else None)
-    if len(sa) == 1:  # (k,) @ (..., k, n) -> (..., n)
-        ga = gb = None
-        if want_a:
-            ga = _sum_to(xp, xp.matmul(xp.expand_dims(g, axis=-2), _mH(xp, b))[..., 0, :], sa)
-        if want_b:
-            gb = _sum_to(xp, xp.expand_dims(_cj(xp, a), axis=-1) * xp.expand_dims(g, axis=-2),
-                         sb)
-        return ga, gb
-    # (..., m, k) @ (k,) -> (..., m)
-    ga = _sum_to(xp, xp.expand_dims(g, axis=-1) * _cj(xp, b), sa) if want_a else None
-    gb = _sum_to(xp, xp.matmul(_mH(xp, a), xp.expand_dims(g, axis=-1))[..., 0], sb) \
-        if want_b else None
-    return ga, gb
-
-
-@matrix_transpose.defvjp
-def _matrix_transpose_vjp(xp, res, g):
-    return (_mT(xp, g),)
-
-
 def _tensordot_axes(axes, na, nb):
     if isinstance(axes, int):
         return list(range(na - axes, na)), list(range(axes))
@@ -390,82 +99,6 @@ def _inverse(perm):
     for i, p in enumerate(perm):
         inv[p] = i
     return tuple(inv)
-
-
-@tensordot.defvjp
-def _tensordot_vjp(xp, res, g):
-    a, b, axes = res
-    a_ax, b_ax = _tensordot_axes(axes, a.ndim, b.ndim)
-    a_free = [i for i in range(a.ndim) if i not in a_ax]
-    b_free = [i for i in range(b.ndim) if i not in b_ax]
-    nfa = len(a_free)
-    # grad_a: contract g's b-free dims with b's free dims -> dims a_free + b_ax (b order)
-    ga = xp.tensordot(g, _cj(xp, b), axes=(list(range(nfa, g.ndim)), b_free))
-    b_rest = [i for i in range(b.ndim) if i in b_ax]  # b's contracted dims, ascending
-    order_a = a_free + [a_ax[b_ax.index(i)] for i in b_rest]
-    ga = xp.permute_dims(ga, _inverse(order_a))
-    gb = xp.tensordot(_cj(xp, a), g, axes=(a_free, list(range(nfa))))
-    a_rest = [i for i in range(a.ndim) if i in a_ax]
-    order_b = [b_ax[a_ax.index(i)] for i in a_rest] + b_free
-    gb = xp.permute_dims(gb, _inverse(order_b))
-    return ga, gb
-
-
-@vecdot.defvjp
-def _vecdot_vjp(xp, res, g):
-    a, b, axis = res
-    # y = sum(conj(a) * b): antiholomorphic in a (conj(g) * b), holomorphic in b (g * a).
-    ge = xp.expand_dims(g, axis=axis)  # the standard's axis is negative
-    return _sum_to(xp, _cj(xp, ge) * b, a.shape), _sum_to(xp, ge * a, b.shape)
-
-
-@cholesky.defvjp
-def _cholesky_vjp(xp, res, g):
-    # A = L L^H; PyTorch's cholesky_backward (Murray 2016): P = tril(L^H gL),
-    # gA = L^{-H} (P + tril(P, -1)^H) / 2 L^{-1}.
-    y, upper = res
-    L = _mH(xp, y) if upper else y
-    gL = _mH(xp, g) if upper else g
-    P = xp.tril(xp.matmul(_mH(xp, L), gL))
-    P = 0.5 * (P + _mH(xp, xp.tril(P, k=-1)))
-    Linv = xp.linalg.inv(L)
-    return (xp.matmul(xp.matmul(_mH(xp, Linv), P), Linv),)
-
-
-@cross.defvjp
-def _cross_vjp(xp, res, g):
-    a, b, axis = res
-    fwd = cross.forward if not hasattr(xp, "index_put") else (
-        lambda xp_, u, v, axis: (xp_.linalg.cross(u, v, axis=axis), None))
-    return (_sum_to(xp, fwd(xp, _cj(xp, b), g, axis=axis)[0], a.shape),
-            _sum_to(xp, fwd(xp, g, _cj(xp, a), axis=axis)[0], b.shape))
-
-
-@det.defvjp
-def _det_vjp(xp, res, g):
-    # PyTorch: (g * conj(det)) A^{-H}, solved with A's LU factors: 0 where det == 0 (the
-    # identity stands in for an exactly singular matrix, whose inverse does not exist).
-    x, y = res
-    singular = xp.expand_dims(xp.expand_dims(y == 0, axis=-1), axis=-1)
-    eye = xp.eye(x.shape[-1], dtype=x.dtype)
-    safe = xp.where(singular, eye, x)
-    return (xp.expand_dims(xp.expand_dims(g * _cj(xp, y), axis=-1), axis=-1)
-            * _mH(xp, xp.linalg.inv(safe)),)
-
-
-@diagonal.defvjp
-def _diagonal_vjp(xp, res, g):
-    shape, offset = res
-    m, n = shape[-2], shape[-1]
-    eye = xp.eye(m, n, k=offset, dtype=g.dtype)
-    L = g.shape[-1]
-    lead = tuple(g.shape[:-1])
-    if offset >= 0:  # element (i, i + k) comes from g[..., i]: index by row
-        rows = g if L == m else xp.concat(
-            [g, xp.zeros(lead + (m - L,), dtype=g.dtype)], axis=-1)
-        return (xp.expand_dims(rows, axis=-1) * eye,)
-    cols = g if L == n else xp.concat([g, xp.zeros(lead + (n - L,), dtype=g.dtype)], axis=-1)
-    return (xp.expand_dims(cols, axis=-2) * eye,)
 
 
 def _eigh_grad(xp, w, V, gw, gV):
@@ -484,143 +117,26 @@ def _eigh_grad(xp, w, V, gw, gV):
     return 0.5 * (gA + _mH(xp, gA))
 
 
-@eigh.defvjp
-def _eigh_vjp(xp, res, gw, gV):
-    w, V = res
-    return (_eigh_grad(xp, w, V, gw, gV),)
-
-
-@eigvalsh.defvjp
-def _eigvalsh_vjp(xp, res, g):
-    (x,) = res
-    w, V = xp.linalg.eigh(x)
-    return (_eigh_grad(xp, w, V, g, None),)
-
-
-@inv.defvjp
-def _inv_vjp(xp, res, g):
-    (y,) = res
-    yt = _mH(xp, y)
-    return (-xp.matmul(xp.matmul(yt, g), yt),)
-
-
-@matrix_norm.defvjp
-def _matrix_norm_vjp(xp, res, g):
-    x, y, keepdims, ord = res
-    if not keepdims:
-        g = xp.expand_dims(xp.expand_dims(g, axis=-1), axis=-1)
-        y = xp.expand_dims(xp.expand_dims(y, axis=-1), axis=-1)
-    if ord == "fro":
-        safe = xp.where(y == 0, xp.ones_like(y), y)
-        return (xp.where(y == 0, xp.zeros_like(x), g * x / safe),)
-    if ord == "nuc" or ord in (2, -2):
-        # The gradient of singular value k is u_k vh_k; 2 / -2 are amax / amin of the
-        # singular values: ties split the gradient evenly (PyTorch).
-        u, s, vh = xp.linalg.svd(x, full_matrices=False)
-        if ord == "nuc":
-            return (g * xp.matmul(u, vh),)
-        pick = (xp.max if ord == 2 else xp.min)(s, axis=-1, keepdims=True)
-        w = xp.astype(s == pick, s.dtype)
-        w = w / xp.sum(w, axis=-1, keepdims=True)
-        return (g * xp.matmul(u * xp.astype(xp.expand_dims(w, axis=-2), u.dtype), vh),)
-    # 1, -1: max/min of column abs sums; inf, -inf: of row abs sums (ties split evenly).
-    axis = -2 if ord in (1, -1) else -1
-    sums = xp.sum(xp.abs(x), axis=axis, keepdims=True)
-    pick = xp.max(sums, axis=-1 if axis == -2 else -2, keepdims=True) if ord in (1, float("inf")) \
-        else xp.min(sums, axis=-1 if axis == -2 else -2, keepdims=True)
-    mask = xp.astype(sums == pick, x.dtype)
-    mask = mask / xp.sum(mask, axis=-1 if axis == -2 else -2, keepdims=True)
-    return (g * xp.sign(x) * mask,)
-
-
-@matrix_power.defvjp
-def _matrix_power_vjp(xp, res, g):
-    x, n = res
-    if n == 0:
-        return (xp.zeros_like(x), None)
-    base = xp.linalg.inv(x) if n < 0 else x
-    k = abs(n)
-    powers = [None] * k  # powers[i] = base^i (transposed later)
-    eye = xp.broadcast_to(xp.eye(x.shape[-1], dtype=x.dtype), x.shape)
-    powers[0] = eye
-    for i in range(1, k):
-        powers[i] = xp.matmul(powers[i - 1], base)
-    gb = None
-    for i in range(k):
-        term = xp.matmul(xp.matmul(_mH(xp, powers[i]), g), _mH(xp, powers[k - 1 - i]))
-        gb = term if gb is None else gb + term
-    if n < 0:
-        yt = _mH(xp, base)
-        gb = -xp.matmul(xp.matmul(yt, gb), yt)
-    return (gb, None)
-
-
-@outer.defvjp
-def _outer_vjp(xp, res, g):
-    a, b = res
-    return xp.matmul(g, _cj(xp, b)), xp.matmul(_mT(xp, g), _cj(xp, a))
-
-
-@pinv.defvjp
-def _pinv_vjp(xp, res, g):
-    # PyTorch's pinv_backward.
-    a, p = res
-    m, n = a.shape[-2], a.shape[-1]
-    ph = _mH(xp, p)
-    gh = _mH(xp, g)
-    if m <= n:
-        K = xp.matmul(gh, p)
-        KpH = xp.matmul(K, ph)
-        ga = (-_mH(xp, xp.matmul(p, K)) + KpH - xp.matmul(xp.matmul(a, p), KpH)
-              + xp.matmul(xp.matmul(ph, p), gh - xp.matmul(K, a)))
-    else:
-        K = xp.matmul(p, gh)
-        pHK = xp.matmul(ph, K)
-        ga = (-_mH(xp, xp.matmul(K, p)) + pHK - xp.matmul(pHK, xp.matmul(p, a))
-              + xp.matmul(xp.matmul(gh - xp.matmul(a, K), p), ph))
-    return (ga,)
-
-
-@qr.defvjp
-def _qr_vjp(xp, res, gQ, gR):
-    # Reduced QR with m >= n (PyTorch linalg_qr_backward):
-    # M = R gR^H - gQ^H Q; gA = (gQ + Q copyltu(M)) R^{-H}.
-    (Q, R), mode = res
-    m, n = Q.shape[-2], R.shape[-1]
-    if m < n or (mode != "reduced" and m != n):  # square: 'complete' is 'reduced' (PyTorch)
-        raise NotImplementedError(
-            "arrayflow.linalg.qr: the gradient is implemented for mode='reduced' with "
-            "rows >= columns, and for square input")
-    M = xp.matmul(R, _mH(xp, gR)) - xp.matmul(_mH(xp, gQ), Q)
-    low = xp.tril(M, k=-1)
-    copyltu = low + _mH(xp, low) + xp.tril(xp.triu(M))
-    b = gQ + xp.matmul(Q, copyltu)
-    return (xp.matmul(b, _mH(xp, xp.linalg.inv(R))),)
-
-
-@slogdet.defvjp
-def _slogdet_vjp(xp, res, gsign, glogabs):
-    # PyTorch's slogdet_backward: (glogabs + 1j * im(gsign * conj(sign))) A^{-H}; the
-    # sign of a real matrix is piecewise constant.
-    (x,) = res
-    ge = glogabs
-    if _is_complex(xp, x):
-        sign = _la(xp, "slogdet")(x)[0]
-        ge = xp.astype(ge, x.dtype) + 1j * xp.astype(xp.imag(gsign * xp.conj(sign)), x.dtype)
-    return (xp.expand_dims(xp.expand_dims(ge, axis=-1), axis=-1)
-            * _mH(xp, xp.linalg.inv(x)),)
-
-
-@solve.defvjp
-def _solve_vjp(xp, res, g):
-    a, y = res
-    vec = y.ndim == 1 or (y.ndim == a.ndim - 1 and g.ndim == y.ndim)
-    gb = xp.linalg.solve(_mH(xp, a), g)
-    if vec:
-        ga = -xp.expand_dims(gb, axis=-1) * xp.expand_dims(_cj(xp, y), axis=-2)
-    else:
-        ga = -xp.matmul(gb, _mH(xp, y))
-    return _sum_to(xp, ga, a.shape), gb
+def _eig_grad(xp, L, V, gL, gV):
+    # PyTorch's linalg_eig_backward (general square A = V diag(L) V^{-1}, unit columns):
+    # gA = V^{-H} (diag(gL) + (V^H gV - V^H V re(diag(V^H gV))) / conj(L_j - L_i)) V^H,
+    # the fraction off the diagonal only.
+    n = L.shape[-1]
+    eye = xp.eye(n, dtype=V.dtype)
+    inner = None
+    if gV is not None:
+        VhgV = xp.matmul(_mH(xp, V), gV)
+        _check_phase_invariance(xp, xp.imag(xp.linalg.diagonal(VhgV)), "linalg_eig_backward",
+                                "eigenvectors")
+        d = xp.astype(xp.real(xp.linalg.diagonal(VhgV)), V.dtype)
+        P = VhgV - xp.matmul(_mH(xp, V), V * xp.expand_dims(d, axis=-2))
+        E = xp.conj(xp.expand_dims(L, axis=-2) - xp.expand_dims(L, axis=-1)) + eye
+        inner = P / E * (1 - eye)
+    if gL is not None:
+        dg = xp.expand_dims(gL, axis=-1) * eye
+        inner = dg if inner is None else inner + dg
+    Vh = _mH(xp, V)
+    return xp.linalg.solve(Vh, xp.matmul(inner, Vh))
 
 
 def _svd_grad(xp, U, S, Vh, gU, gS, gVh):
@@ -668,6 +184,1065 @@ def _svd_grad(xp, U, S, Vh, gU, gS, gVh):
     return gA
 
 
+# --- Linear Algebra Functions (main namespace) ----------------------------------------------
+
+@op("matmul", section="linear_algebra", dtypes="numeric", promote=("x1", "x2"),
+    mixed_kinds="raise", aliases=("mm",), complex_ok=True, res_needs={0: {1}, 1: {0}})
+def matmul(xp, x1: Array, x2: Array, /):
+    """Matrix product with broadcasting over leading dimensions (``x1 @ x2``).
+
+    A 1-D operand is promoted to a matrix (a row for ``x1``, a column for ``x2``) and the
+    added dimension is removed from the result; two 1-D operands give their inner product.
+
+    Parameters
+    ----------
+    x1 : Tensor
+        Shape ``(..., M, K)`` or ``(K,)``; numeric dtype.
+    x2 : Tensor
+        Shape ``(..., K, N)`` or ``(K,)``; numeric dtype. The leading dimensions broadcast
+        with those of ``x1``.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(..., M, N)`` (``(..., N)``, ``(..., M)`` or ``()`` where an operand is
+        1-D); the dtype of the standard's type promotion of ``x1`` and ``x2``.
+
+    Raises
+    ------
+    RuntimeError
+        If the operands are of different kinds (``float32 @ int64``), as PyTorch.
+    ValueError
+        If the contracted dimensions differ, or an operand is 0-D (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Functions, ``matmul``
+    (PyTorch ``matmul``, spelled ``mm`` too). No operand is conjugated. Gradient:
+    ``g @ x2^H`` and ``x1^H @ g``, summed over broadcast dimensions (PyTorch's); when only
+    one operand requires grad, the other product is skipped.
+    """
+    return xp.matmul(x1, x2), (x1, x2, x1.shape, x2.shape)
+
+
+@matmul.defvjp
+def _matmul_vjp(xp, res, g, needs=(0, 1)):
+    # An operand is None when only the other's gradient is wanted (res_needs): a's gradient
+    # needs b, b's gradient needs a, in every branch.
+    a, b, sa, sb = res
+    want_a, want_b = 0 in needs, 1 in needs
+    if len(sa) >= 2 and len(sb) >= 2:  # the common case
+        return (_sum_to(xp, xp.matmul(g, _mH(xp, b)), sa) if want_a else None,
+                _sum_to(xp, xp.matmul(_mH(xp, a), g), sb) if want_b else None)
+    if len(sa) == 1 and len(sb) == 1:
+        return (g * _cj(xp, b) if want_a else None, g * _cj(xp, a) if want_b else None)
+    if len(sa) == 1:  # (k,) @ (..., k, n) -> (..., n)
+        ga = gb = None
+        if want_a:
+            ga = _sum_to(xp, xp.matmul(xp.expand_dims(g, axis=-2), _mH(xp, b))[..., 0, :], sa)
+        if want_b:
+            gb = _sum_to(xp, xp.expand_dims(_cj(xp, a), axis=-1) * xp.expand_dims(g, axis=-2),
+                         sb)
+        return ga, gb
+    # (..., m, k) @ (k,) -> (..., m)
+    ga = _sum_to(xp, xp.expand_dims(g, axis=-1) * _cj(xp, b), sa) if want_a else None
+    gb = _sum_to(xp, xp.matmul(_mH(xp, a), xp.expand_dims(g, axis=-1))[..., 0], sb) \
+        if want_b else None
+    return ga, gb
+
+
+@op("matrix_transpose", section="linear_algebra", dtypes="any", torch_name=None,
+    complex_ok=True)
+def matrix_transpose(xp, x: Array, /):
+    """Swap the last two dimensions of ``x`` (``x.mT``).
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, N)``, at least 2-D; any dtype.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(..., N, M)``, the dtype of ``x``. No conjugation.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` has fewer than two dimensions (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Functions, ``matrix_transpose``.
+    PyTorch has no function of that name, only the attribute ``Tensor.mT``. Gradient: the
+    transposed gradient.
+    """
+    return xp.matrix_transpose(x), ()
+
+
+@matrix_transpose.defvjp
+def _matrix_transpose_vjp(xp, res, g):
+    return (_mT(xp, g),)
+
+
+@op("tensordot", section="linear_algebra", dtypes="numeric", promote=("x1", "x2"),
+    mixed_kinds="raise", complex_ok=True)
+def tensordot(xp, x1: Array, x2: Array, /, *,
+              axes: int | tuple[Sequence[int], Sequence[int]] = 2):
+    """Tensor contraction of ``x1`` and ``x2`` over ``axes``.
+
+    Parameters
+    ----------
+    x1 : Tensor
+        Numeric dtype.
+    x2 : Tensor
+        Numeric dtype; each contracted dimension has the size of ``x1``'s.
+    axes : int or (sequence of int, sequence of int), default 2
+        An int ``N``: contract the last ``N`` dimensions of ``x1`` with the first ``N`` of
+        ``x2``. Two sequences of equal length: the dimensions of ``x1`` and of ``x2`` to
+        contract, pairwise (PyTorch calls this argument ``dims``).
+
+    Returns
+    -------
+    Tensor
+        The non-contracted dimensions of ``x1`` followed by those of ``x2``; the dtype of
+        the standard's type promotion. No operand is conjugated.
+
+    Raises
+    ------
+    RuntimeError
+        If the operands are of different kinds, as PyTorch.
+    ValueError
+        If contracted dimensions differ in size (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Functions, ``tensordot``
+    (PyTorch ``tensordot``). Gradient: ``g`` contracted with the conjugate of the other
+    operand over its free dimensions, permuted back to the operand's order.
+    """
+    return xp.tensordot(x1, x2, axes=axes), (x1, x2, axes)
+
+
+@tensordot.defvjp
+def _tensordot_vjp(xp, res, g):
+    a, b, axes = res
+    a_ax, b_ax = _tensordot_axes(axes, a.ndim, b.ndim)
+    a_free = [i for i in range(a.ndim) if i not in a_ax]
+    b_free = [i for i in range(b.ndim) if i not in b_ax]
+    nfa = len(a_free)
+    # grad_a: contract g's b-free dims with b's free dims -> dims a_free + b_ax (b order)
+    ga = xp.tensordot(g, _cj(xp, b), axes=(list(range(nfa, g.ndim)), b_free))
+    b_rest = [i for i in range(b.ndim) if i in b_ax]  # b's contracted dims, ascending
+    order_a = a_free + [a_ax[b_ax.index(i)] for i in b_rest]
+    ga = xp.permute_dims(ga, _inverse(order_a))
+    gb = xp.tensordot(_cj(xp, a), g, axes=(a_free, list(range(nfa))))
+    a_rest = [i for i in range(a.ndim) if i in a_ax]
+    order_b = [b_ax[a_ax.index(i)] for i in a_rest] + b_free
+    gb = xp.permute_dims(gb, _inverse(order_b))
+    return ga, gb
+
+
+@op("vecdot", section="linear_algebra", dtypes="floating", promote=("x1", "x2"),
+    mixed_kinds="raise", torch_name="linalg.vecdot", complex_ok=True)
+def vecdot(xp, x1: Array, x2: Array, /, *, axis: int = -1):
+    """Dot product of vectors along ``axis``: ``sum(conj(x1) * x2, axis=axis)``.
+
+    Parameters
+    ----------
+    x1 : Tensor
+        Floating dtype in the standard (integers are accepted, as NumPy does).
+    x2 : Tensor
+        Broadcast with ``x1`` along every dimension but ``axis``, where both have the same
+        size.
+    axis : int, default -1
+        The dimension to contract: a negative index into the broadcast shape.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape without ``axis`` (0-D for two 1-D operands); the dtype of the
+        standard's type promotion.
+
+    Raises
+    ------
+    RuntimeError
+        If the operands are of different kinds, as PyTorch.
+    ValueError
+        If the sizes along ``axis`` differ or the shapes do not broadcast (the backend's
+        error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Functions, ``vecdot``
+    (PyTorch ``torch.linalg.vecdot``; ``x1`` is conjugated in both). Gradient:
+    ``conj(g) * x2`` for ``x1`` and ``g * x1`` for ``x2``, summed over broadcast
+    dimensions.
+    """
+    return xp.vecdot(x1, x2, axis=axis), (x1, x2, axis)
+
+
+@vecdot.defvjp
+def _vecdot_vjp(xp, res, g):
+    a, b, axis = res
+    # y = sum(conj(a) * b): antiholomorphic in a (conj(g) * b), holomorphic in b (g * a).
+    ge = xp.expand_dims(g, axis=axis)  # the standard's axis is negative
+    return _sum_to(xp, _cj(xp, ge) * b, a.shape), _sum_to(xp, ge * a, b.shape)
+
+
+# --- Linear Algebra Extension (arrayflow.linalg) --------------------------------------------
+
+@op("linalg.cholesky", module=_L, section="linalg", dtypes="floating", complex_ok=True)
+def cholesky(xp, x: Array, /, *, upper: bool = False):
+    """Cholesky factor of Hermitian (real symmetric) positive-definite matrices.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, M)``; floating dtype.
+    upper : bool, default False
+        Return the upper factor ``U`` with ``x = U^H U`` instead of the lower ``L`` with
+        ``x = L L^H``.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(..., M, M)``, triangular; the dtype of ``x``.
+
+    Raises
+    ------
+    LinAlgError
+        If a matrix is not positive-definite or not square (the backend's error: on NumPy
+        ``numpy.linalg.LinAlgError``, a ``ValueError``).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.cholesky``
+    (PyTorch ``torch.linalg.cholesky``). Gradient: PyTorch's ``cholesky_backward``
+    (Murray 2016): ``L^{-H} (P + tril(P, -1)^H) / 2 L^{-1}`` with ``P = tril(L^H gL)``.
+    """
+    y = _la(xp, "cholesky")(x, upper=upper)
+    return y, (y, upper)
+
+
+@cholesky.defvjp
+def _cholesky_vjp(xp, res, g):
+    # A = L L^H; PyTorch's cholesky_backward (Murray 2016): P = tril(L^H gL),
+    # gA = L^{-H} (P + tril(P, -1)^H) / 2 L^{-1}.
+    y, upper = res
+    L = _mH(xp, y) if upper else y
+    gL = _mH(xp, g) if upper else g
+    P = xp.tril(xp.matmul(_mH(xp, L), gL))
+    P = 0.5 * (P + _mH(xp, xp.tril(P, k=-1)))
+    Linv = xp.linalg.inv(L)
+    return (xp.matmul(xp.matmul(_mH(xp, Linv), P), Linv),)
+
+
+@op("linalg.cross", module=_L, section="linalg", dtypes="numeric", promote=("x1", "x2"),
+    mixed_kinds="raise", complex_ok=True)
+def cross(xp, x1: Array, x2: Array, /, *, axis: int = -1):
+    """Cross product of 3-element vectors along ``axis``.
+
+    Parameters
+    ----------
+    x1 : Tensor
+        Size 3 along ``axis``; numeric dtype.
+    x2 : Tensor
+        Size 3 along ``axis``; broadcast with ``x1`` along the other dimensions.
+    axis : int, default -1
+        The dimension holding the vectors.
+
+    Returns
+    -------
+    Tensor
+        The broadcast shape; the dtype of the standard's type promotion.
+
+    Raises
+    ------
+    RuntimeError
+        If the operands are of different kinds, as PyTorch.
+    ValueError
+        If the shapes do not broadcast, or the size along ``axis`` is not 3 (the backend's
+        error: array_api_strict checks the size, NumPy does not for size 2).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.cross``
+    (PyTorch ``torch.linalg.cross``); a backend without it gets a fallback written with
+    standard functions. Gradient: ``cross(conj(x2), g)`` for ``x1`` and
+    ``cross(g, conj(x1))`` for ``x2``, summed over broadcast dimensions (PyTorch's).
+    """
+    fn = getattr(xp.linalg, "cross", None)
+    if fn is not None:
+        return fn(x1, x2, axis=axis), (x1, x2, axis)
+    nd1, nd2 = x1.ndim, x2.ndim
+    a = [x1[(slice(None),) * (axis % nd1) + (slice(i, i + 1), Ellipsis)] for i in range(3)]
+    b = [x2[(slice(None),) * (axis % nd2) + (slice(i, i + 1), Ellipsis)] for i in range(3)]
+    y = xp.concat([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                   a[0] * b[1] - a[1] * b[0]], axis=axis)
+    return y, (x1, x2, axis)
+
+
+@cross.defvjp
+def _cross_vjp(xp, res, g):
+    a, b, axis = res
+    fwd = cross.forward if not hasattr(xp, "index_put") else (
+        lambda xp_, u, v, axis: (xp_.linalg.cross(u, v, axis=axis), None))
+    return (_sum_to(xp, fwd(xp, _cj(xp, b), g, axis=axis)[0], a.shape),
+            _sum_to(xp, fwd(xp, g, _cj(xp, a), axis=axis)[0], b.shape))
+
+
+@op("linalg.det", module=_L, section="linalg", dtypes="floating", complex_ok=True)
+def det(xp, x: Array, /):
+    """Determinant of square matrices.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, M)``; floating dtype.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(...)``; the dtype of ``x``.
+
+    Raises
+    ------
+    LinAlgError
+        If the matrices are not square (the backend's error: on NumPy
+        ``numpy.linalg.LinAlgError``, a ``ValueError``).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.det``
+    (PyTorch ``torch.linalg.det``). Gradient: PyTorch's ``(g * conj(det)) A^{-H}``, which
+    is 0 for an exactly singular matrix (``det == 0``), as PyTorch's.
+    """
+    y = _la(xp, "det")(x)
+    return y, (x, y)
+
+
+@det.defvjp
+def _det_vjp(xp, res, g):
+    # PyTorch: (g * conj(det)) A^{-H}, solved with A's LU factors: 0 where det == 0 (the
+    # identity stands in for an exactly singular matrix, whose inverse does not exist).
+    x, y = res
+    singular = xp.expand_dims(xp.expand_dims(y == 0, axis=-1), axis=-1)
+    eye = xp.eye(x.shape[-1], dtype=x.dtype)
+    safe = xp.where(singular, eye, x)
+    return (xp.expand_dims(xp.expand_dims(g * _cj(xp, y), axis=-1), axis=-1)
+            * _mH(xp, xp.linalg.inv(safe)),)
+
+
+@op("linalg.diagonal", module=_L, section="linalg", dtypes="any", complex_ok=True)
+def diagonal(xp, x: Array, /, *, offset: int = 0):
+    """The ``offset``-th diagonal of the last two dimensions.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, N)``; any dtype.
+    offset : int, default 0
+        0: the main diagonal; positive: above it; negative: below it.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(..., L)`` with ``L`` the length of that diagonal (0 when ``offset`` is
+        outside the matrix); the dtype of ``x``.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` has fewer than two dimensions (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.diagonal``
+    (PyTorch ``torch.linalg.diagonal``). Gradient: ``g`` scattered onto that diagonal of a
+    zero matrix.
+    """
+    return xp.linalg.diagonal(x, offset=offset), (x.shape, offset)
+
+
+@diagonal.defvjp
+def _diagonal_vjp(xp, res, g):
+    shape, offset = res
+    m, n = shape[-2], shape[-1]
+    eye = xp.eye(m, n, k=offset, dtype=g.dtype)
+    L = g.shape[-1]
+    lead = tuple(g.shape[:-1])
+    if offset >= 0:  # element (i, i + k) comes from g[..., i]: index by row
+        rows = g if L == m else xp.concat(
+            [g, xp.zeros(lead + (m - L,), dtype=g.dtype)], axis=-1)
+        return (xp.expand_dims(rows, axis=-1) * eye,)
+    cols = g if L == n else xp.concat([g, xp.zeros(lead + (n - L,), dtype=g.dtype)], axis=-1)
+    return (xp.expand_dims(cols, axis=-2) * eye,)
+
+
+@op("linalg.eigh", module=_L, section="linalg", dtypes="floating", out="tuple",
+    complex_ok=True)
+def eigh(xp, x: Array, /):
+    """Eigenvalues (ascending) and eigenvectors of Hermitian (real symmetric) matrices.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, M)``; floating dtype. Which triangle is read is the backend's
+        (NumPy: the lower).
+
+    Returns
+    -------
+    tuple of Tensor
+        A named tuple ``(eigenvalues, eigenvectors)``: ``eigenvalues`` of shape ``(..., M)``
+        and the real dtype of ``x``'s precision; ``eigenvectors`` of shape ``(..., M, M)``
+        (unit columns) and the dtype of ``x``.
+
+    Raises
+    ------
+    LinAlgError
+        If the matrices are not square or the computation does not converge (the
+        backend's error: on NumPy ``numpy.linalg.LinAlgError``, a ``ValueError``).
+    RuntimeError
+        In backward, where a loss of complex eigenvectors depends on their phase
+        (PyTorch's ``linalg_eigh_backward`` check; lazy backends skip it).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.eigh``
+    (PyTorch ``torch.linalg.eigh``). Gradient: PyTorch's ``linalg_eigh_backward``,
+    ``V (diag(gw) + F o (V^H gV)) V^H`` with ``F_ij = 1 / (w_j - w_i)``, made Hermitian.
+    """
+    res = _la(xp, "eigh")(x)
+    return res, tuple(res)
+
+
+@eigh.defvjp
+def _eigh_vjp(xp, res, gw, gV):
+    w, V = res
+    return (_eigh_grad(xp, w, V, gw, gV),)
+
+
+@op("linalg.eigvalsh", module=_L, section="linalg", dtypes="floating", complex_ok=True)
+def eigvalsh(xp, x: Array, /):
+    """Eigenvalues (ascending) of Hermitian (real symmetric) matrices.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, M)``; floating dtype. Which triangle is read is the backend's
+        (NumPy: the lower).
+
+    Returns
+    -------
+    Tensor
+        Shape ``(..., M)``; the real dtype of ``x``'s precision.
+
+    Raises
+    ------
+    LinAlgError
+        If the matrices are not square or the computation does not converge (the
+        backend's error: on NumPy ``numpy.linalg.LinAlgError``, a ``ValueError``).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.eigvalsh``
+    (PyTorch ``torch.linalg.eigvalsh``). Gradient: ``V diag(g) V^H`` from the
+    eigenvectors recomputed in backward (PyTorch's ``linalg_eigh_backward`` without
+    eigenvector term).
+    """
+    return _la(xp, "eigvalsh")(x), (x,)
+
+
+@eigvalsh.defvjp
+def _eigvalsh_vjp(xp, res, g):
+    (x,) = res
+    w, V = xp.linalg.eigh(x)
+    return (_eigh_grad(xp, w, V, g, None),)
+
+
+@op("linalg.eig", module=_L, section="linalg", dtypes="floating", out="tuple",
+    complex_ok=True)
+def eig(xp, x: Array, /):
+    """Eigenvalues and eigenvectors of general square matrices.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, M)``; floating dtype.
+
+    Returns
+    -------
+    tuple of Tensor
+        A named tuple ``(eigenvalues, eigenvectors)``, both complex of ``x``'s precision:
+        ``eigenvalues`` of shape ``(..., M)``, ``eigenvectors`` of shape ``(..., M, M)``
+        with unit columns.
+
+    Raises
+    ------
+    LinAlgError
+        If the matrices are not square or the computation does not converge (the
+        backend's error: on NumPy ``numpy.linalg.LinAlgError``, a ``ValueError``).
+    NotImplementedError
+        If the backend's namespace has no ``linalg.eig``.
+    RuntimeError
+        In backward, where the loss depends on the phase of the eigenvectors (PyTorch's
+        ``linalg_eig_backward`` check; lazy backends skip it).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.eig``
+    (PyTorch ``torch.linalg.eig``). Gradient: PyTorch's ``linalg_eig_backward``,
+    ``V^{-H} (diag(gL) + (V^H gV - V^H V re(diag(V^H gV))) / conj(L_j - L_i)) V^H``.
+    """
+    res = _la(xp, "eig")(x)
+    return res, tuple(res)
+
+
+@eig.defvjp
+def _eig_vjp(xp, res, gL, gV):
+    L, V = res
+    return (_eig_grad(xp, L, V, gL, gV),)
+
+
+@op("linalg.eigvals", module=_L, section="linalg", dtypes="floating", complex_ok=True)
+def eigvals(xp, x: Array, /):
+    """Eigenvalues of general square matrices.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, M)``; floating dtype.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(..., M)``; complex of ``x``'s precision.
+
+    Raises
+    ------
+    LinAlgError
+        If the matrices are not square or the computation does not converge (the
+        backend's error: on NumPy ``numpy.linalg.LinAlgError``, a ``ValueError``).
+    NotImplementedError
+        If the backend's namespace has no ``linalg.eigvals`` (or, in backward, no
+        ``linalg.eig``).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.eigvals``
+    (PyTorch ``torch.linalg.eigvals``). Gradient: ``V^{-H} diag(g) V^H`` from the
+    eigenvectors recomputed in backward (PyTorch's ``linalg_eig_backward``).
+    """
+    return _la(xp, "eigvals")(x), (x,)
+
+
+@eigvals.defvjp
+def _eigvals_vjp(xp, res, g):
+    (x,) = res
+    L, V = (xp.linalg.eig if hasattr(xp.linalg, "eig") else _la(xp, "eig"))(x)
+    return (_eig_grad(xp, L, V, g, None),)
+
+
+@op("linalg.inv", module=_L, section="linalg", dtypes="floating", complex_ok=True)
+def inv(xp, x: Array, /):
+    """Inverse of square matrices.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, M)``; floating dtype.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(..., M, M)``; the dtype of ``x``.
+
+    Raises
+    ------
+    LinAlgError
+        If a matrix is singular or not square (the backend's error: on NumPy
+        ``numpy.linalg.LinAlgError``, a ``ValueError``).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.inv``
+    (PyTorch ``torch.linalg.inv``). Gradient: ``-Y^H g Y^H`` with ``Y = inv(x)``
+    (PyTorch's).
+    """
+    y = _la(xp, "inv")(x)
+    return y, (y,)
+
+
+@inv.defvjp
+def _inv_vjp(xp, res, g):
+    (y,) = res
+    yt = _mH(xp, y)
+    return (-xp.matmul(xp.matmul(yt, g), yt),)
+
+
+@op("linalg.matrix_norm", module=_L, section="linalg", dtypes="floating", complex_ok=True)
+def matrix_norm(xp, x: Array, /, *, keepdims: bool = False,
+                ord: int | float | Literal["fro", "nuc"] = "fro"):
+    """Matrix norm over the last two dimensions.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, N)``; floating dtype.
+    keepdims : bool, default False
+        Keep the two reduced dimensions with size 1.
+    ord : {"fro", "nuc", 1, -1, 2, -2, inf, -inf}, default "fro"
+        Frobenius, nuclear (sum of singular values), max/min column abs sum (1, -1),
+        largest/smallest singular value (2, -2), max/min row abs sum (inf, -inf).
+
+    Returns
+    -------
+    Tensor
+        Shape ``(...)`` (``(..., 1, 1)`` with ``keepdims``); the real dtype of ``x``'s
+        precision.
+
+    Raises
+    ------
+    ValueError
+        If ``ord`` is not one of those (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.matrix_norm``
+    (PyTorch ``torch.linalg.matrix_norm``). Gradient: PyTorch's; 0 for the Frobenius
+    norm of a zero matrix; ties (equal singular values for 2/-2, equal abs sums for
+    1/-1/inf/-inf) share the gradient evenly.
+    """
+    y = xp.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
+    return y, (x, y, keepdims, ord)
+
+
+@matrix_norm.defvjp
+def _matrix_norm_vjp(xp, res, g):
+    x, y, keepdims, ord = res
+    if not keepdims:
+        g = xp.expand_dims(xp.expand_dims(g, axis=-1), axis=-1)
+        y = xp.expand_dims(xp.expand_dims(y, axis=-1), axis=-1)
+    if ord == "fro":
+        safe = xp.where(y == 0, xp.ones_like(y), y)
+        return (xp.where(y == 0, xp.zeros_like(x), g * x / safe),)
+    if ord == "nuc" or ord in (2, -2):
+        # The gradient of singular value k is u_k vh_k; 2 / -2 are amax / amin of the
+        # singular values: ties split the gradient evenly (PyTorch).
+        u, s, vh = xp.linalg.svd(x, full_matrices=False)
+        if ord == "nuc":
+            return (g * xp.matmul(u, vh),)
+        pick = (xp.max if ord == 2 else xp.min)(s, axis=-1, keepdims=True)
+        w = xp.astype(s == pick, s.dtype)
+        w = w / xp.sum(w, axis=-1, keepdims=True)
+        return (g * xp.matmul(u * xp.astype(xp.expand_dims(w, axis=-2), u.dtype), vh),)
+    # 1, -1: max/min of column abs sums; inf, -inf: of row abs sums (ties split evenly).
+    axis = -2 if ord in (1, -1) else -1
+    sums = xp.sum(xp.abs(x), axis=axis, keepdims=True)
+    pick = xp.max(sums, axis=-1 if axis == -2 else -2, keepdims=True) if ord in (1, float("inf")) \
+        else xp.min(sums, axis=-1 if axis == -2 else -2, keepdims=True)
+    mask = xp.astype(sums == pick, x.dtype)
+    mask = mask / xp.sum(mask, axis=-1 if axis == -2 else -2, keepdims=True)
+    return (g * xp.sign(x) * mask,)
+
+
+@op("linalg.matrix_power", module=_L, section="linalg", dtypes="floating", complex_ok=True)
+def matrix_power(xp, x: Array, n: int, /):
+    """``x`` raised to the integer power ``n``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, M)``; floating dtype.
+    n : int
+        The exponent: 0 gives identity matrices, a negative ``n`` the power of the
+        inverse.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(..., M, M)``; the dtype of ``x``.
+
+    Raises
+    ------
+    LinAlgError
+        If the matrices are not square, or singular for a negative ``n`` (the backend's
+        error: on NumPy ``numpy.linalg.LinAlgError``, a ``ValueError``).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.matrix_power``
+    (PyTorch ``torch.linalg.matrix_power``); a backend without it gets repeated squaring
+    written with standard functions. Gradient: ``sum_i (B^i)^H g (B^(k-1-i))^H`` for
+    ``B^k`` (``B = x``, or ``inv(x)`` followed by ``inv``'s rule for a negative ``n``);
+    zero for ``n == 0``, as PyTorch's.
+    """
+    fn = getattr(xp.linalg, "matrix_power", None)
+    if fn is not None:
+        return fn(x, n), (x, n)
+    base = _la(xp, "inv")(x) if n < 0 else x
+    k = abs(n)
+    eye = xp.eye(x.shape[-1], dtype=x.dtype)
+    result = xp.broadcast_to(eye, x.shape) if k == 0 else None
+    while k:
+        if k & 1:
+            result = base if result is None else xp.matmul(result, base)
+        k >>= 1
+        if k:
+            base = xp.matmul(base, base)
+    return result, (x, n)
+
+
+@matrix_power.defvjp
+def _matrix_power_vjp(xp, res, g):
+    x, n = res
+    if n == 0:
+        return (xp.zeros_like(x), None)
+    base = xp.linalg.inv(x) if n < 0 else x
+    k = abs(n)
+    powers = [None] * k  # powers[i] = base^i (transposed later)
+    eye = xp.broadcast_to(xp.eye(x.shape[-1], dtype=x.dtype), x.shape)
+    powers[0] = eye
+    for i in range(1, k):
+        powers[i] = xp.matmul(powers[i - 1], base)
+    gb = None
+    for i in range(k):
+        term = xp.matmul(xp.matmul(_mH(xp, powers[i]), g), _mH(xp, powers[k - 1 - i]))
+        gb = term if gb is None else gb + term
+    if n < 0:
+        yt = _mH(xp, base)
+        gb = -xp.matmul(xp.matmul(yt, gb), yt)
+    return (gb, None)
+
+
+@op("linalg.matrix_rank", module=_L, section="linalg", dtypes="floating",
+    differentiable=False)
+def matrix_rank(xp, x: Array, /, *, rtol: float | Array | None = None):
+    """Rank of matrices: the number of singular values above ``rtol * largest``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, N)``; floating dtype.
+    rtol : float or Tensor, optional
+        Relative tolerance (a Tensor broadcast against ``x.shape[:-2]``). Default:
+        ``max(M, N) * eps`` of ``x``'s dtype.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(...)``; the default integer dtype. Not differentiable (as PyTorch).
+
+    Raises
+    ------
+    LinAlgError
+        If ``x`` has fewer than two dimensions (the backend's error: on NumPy
+        ``numpy.linalg.LinAlgError``, a ``ValueError``).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.matrix_rank``
+    (PyTorch ``torch.linalg.matrix_rank``).
+    """
+    return xp.linalg.matrix_rank(x, rtol=rtol)
+
+
+@op("linalg.outer", module=_L, section="linalg", dtypes="numeric", promote=("x1", "x2"),
+    torch_name="outer", complex_ok=True)
+def outer(xp, x1: Array, x2: Array, /):
+    """Outer product of two vectors.
+
+    Parameters
+    ----------
+    x1 : Tensor
+        Shape ``(N,)``; numeric dtype.
+    x2 : Tensor
+        Shape ``(M,)``; numeric dtype.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(N, M)``; the dtype of the type promotion of ``x1`` and ``x2``. No operand
+        is conjugated.
+
+    Raises
+    ------
+    ValueError
+        If an operand is not 1-D (the backend's error: array_api_strict checks, NumPy
+        flattens the operands instead).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.outer``
+    (PyTorch ``torch.outer``; ``torch.linalg`` has none). Gradient: ``g @ conj(x2)`` and
+    ``g^T @ conj(x1)``.
+    """
+    return xp.linalg.outer(x1, x2), (x1, x2)
+
+
+@outer.defvjp
+def _outer_vjp(xp, res, g):
+    a, b = res
+    return xp.matmul(g, _cj(xp, b)), xp.matmul(_mT(xp, g), _cj(xp, a))
+
+
+@op("linalg.pinv", module=_L, section="linalg", dtypes="floating", complex_ok=True)
+def pinv(xp, x: Array, /, *, rtol: float | Array | None = None):
+    """Moore-Penrose pseudo-inverse.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, N)``; floating dtype.
+    rtol : float or Tensor, optional
+        Singular values at or below ``rtol * largest`` are treated as zero (a Tensor
+        broadcast against ``x.shape[:-2]``). Default: ``max(M, N) * eps`` of ``x``'s dtype.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(..., N, M)``; the dtype of ``x``.
+
+    Raises
+    ------
+    LinAlgError
+        If ``x`` has fewer than two dimensions or the SVD does not converge (the backend's
+        error: on NumPy ``numpy.linalg.LinAlgError``, a ``ValueError``).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.pinv``
+    (PyTorch ``torch.linalg.pinv``); a backend without it gets one built from
+    ``linalg.svd``. Gradient: PyTorch's ``pinv_backward`` (no term for the cut-off
+    singular values).
+    """
+    fn = getattr(xp.linalg, "pinv", None)
+    if fn is not None:
+        y = fn(x, rtol=rtol)
+    else:
+        u, s, vh = _la(xp, "svd")(x, full_matrices=False)
+        if rtol is None:
+            rtol = max(x.shape[-2:]) * xp.finfo(x.dtype).eps
+        cutoff = rtol * xp.max(s, axis=-1, keepdims=True)
+        s_inv = xp.where(s > cutoff, 1 / s, xp.zeros_like(s))
+        y = xp.matmul(_mH(xp, vh) * s_inv[..., None, :], _mH(xp, u))
+    return y, (x, y)
+
+
+@pinv.defvjp
+def _pinv_vjp(xp, res, g):
+    # PyTorch's pinv_backward.
+    a, p = res
+    m, n = a.shape[-2], a.shape[-1]
+    ph = _mH(xp, p)
+    gh = _mH(xp, g)
+    if m <= n:
+        K = xp.matmul(gh, p)
+        KpH = xp.matmul(K, ph)
+        ga = (-_mH(xp, xp.matmul(p, K)) + KpH - xp.matmul(xp.matmul(a, p), KpH)
+              + xp.matmul(xp.matmul(ph, p), gh - xp.matmul(K, a)))
+    else:
+        K = xp.matmul(p, gh)
+        pHK = xp.matmul(ph, K)
+        ga = (-_mH(xp, xp.matmul(K, p)) + pHK - xp.matmul(pHK, xp.matmul(p, a))
+              + xp.matmul(xp.matmul(gh - xp.matmul(a, K), p), ph))
+    return (ga,)
+
+
+@op("linalg.qr", module=_L, section="linalg", dtypes="floating", out="tuple",
+    complex_ok=True)
+def qr(xp, x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced"):
+    """QR decomposition ``x = Q R`` with orthonormal ``Q`` and upper-triangular ``R``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, N)``; floating dtype.
+    mode : {"reduced", "complete"}, default "reduced"
+        "reduced": ``Q`` of shape ``(..., M, K)`` and ``R`` of ``(..., K, N)`` with
+        ``K = min(M, N)``; "complete": ``Q`` of ``(..., M, M)`` and ``R`` of
+        ``(..., M, N)``.
+
+    Returns
+    -------
+    tuple of Tensor
+        A named tuple ``(Q, R)``, both of the dtype of ``x``.
+
+    Raises
+    ------
+    LinAlgError
+        If ``x`` has fewer than two dimensions (the backend's error: on NumPy
+        ``numpy.linalg.LinAlgError``, a ``ValueError``).
+    NotImplementedError
+        In backward, for ``M < N`` or for ``mode="complete"`` with ``M != N`` (PyTorch
+        raises there too).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.qr``
+    (PyTorch ``torch.linalg.qr``). Gradient: PyTorch's ``linalg_qr_backward`` for
+    ``M >= N``: ``(gQ + Q copyltu(M)) R^{-H}`` with ``M = R gR^H - gQ^H Q``.
+    """
+    res = xp.linalg.qr(x, mode=mode)
+    return res, (tuple(res), mode)
+
+
+@qr.defvjp
+def _qr_vjp(xp, res, gQ, gR):
+    # Reduced QR with m >= n (PyTorch linalg_qr_backward):
+    # M = R gR^H - gQ^H Q; gA = (gQ + Q copyltu(M)) R^{-H}.
+    (Q, R), mode = res
+    m, n = Q.shape[-2], R.shape[-1]
+    if m < n or (mode != "reduced" and m != n):  # square: 'complete' is 'reduced' (PyTorch)
+        raise NotImplementedError(
+            "arrayflow.linalg.qr: the gradient is implemented for mode='reduced' with "
+            "rows >= columns, and for square input")
+    M = xp.matmul(R, _mH(xp, gR)) - xp.matmul(_mH(xp, gQ), Q)
+    low = xp.tril(M, k=-1)
+    copyltu = low + _mH(xp, low) + xp.tril(xp.triu(M))
+    b = gQ + xp.matmul(Q, copyltu)
+    return (xp.matmul(b, _mH(xp, xp.linalg.inv(R))),)
+
+
+@op("linalg.slogdet", module=_L, section="linalg", dtypes="floating", out="tuple",
+    complex_ok=True)
+def slogdet(xp, x: Array, /):
+    """Sign and natural logarithm of the absolute value of the determinant.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, M)``; floating dtype.
+
+    Returns
+    -------
+    tuple of Tensor
+        A named tuple ``(sign, logabsdet)`` of shape ``(...)``: ``sign`` of the dtype of
+        ``x`` (0 for a singular matrix, a unit complex number for complex ``x``),
+        ``logabsdet`` real of ``x``'s precision (``-inf`` for a singular matrix).
+
+    Raises
+    ------
+    LinAlgError
+        If the matrices are not square (the backend's error: on NumPy
+        ``numpy.linalg.LinAlgError``, a ``ValueError``).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.slogdet``
+    (PyTorch ``torch.linalg.slogdet``). Gradient: PyTorch's ``slogdet_backward``,
+    ``(glogabsdet + 1j * im(gsign * conj(sign))) A^{-H}``; a real sign is piecewise
+    constant and contributes nothing.
+    """
+    res = _la(xp, "slogdet")(x)
+    return res, (x,)
+
+
+@slogdet.defvjp
+def _slogdet_vjp(xp, res, gsign, glogabs):
+    # PyTorch's slogdet_backward: (glogabs + 1j * im(gsign * conj(sign))) A^{-H}; the
+    # sign of a real matrix is piecewise constant.
+    (x,) = res
+    ge = glogabs
+    if _is_complex(xp, x):
+        sign = _la(xp, "slogdet")(x)[0]
+        ge = xp.astype(ge, x.dtype) + 1j * xp.astype(xp.imag(gsign * xp.conj(sign)), x.dtype)
+    return (xp.expand_dims(xp.expand_dims(ge, axis=-1), axis=-1)
+            * _mH(xp, xp.linalg.inv(x)),)
+
+
+@op("linalg.solve", module=_L, section="linalg", dtypes="floating", promote=("x1", "x2"),
+    mixed_kinds="raise", complex_ok=True)
+def solve(xp, x1: Array, x2: Array, /):
+    """Solve the linear system ``x1 @ y = x2`` for ``y``.
+
+    Parameters
+    ----------
+    x1 : Tensor
+        Coefficient matrices ``A`` of shape ``(..., M, M)``, full rank; floating dtype.
+    x2 : Tensor
+        Right-hand sides ``B``: shape ``(M,)`` (one vector), or ``(..., M, K)`` whose
+        leading dimensions broadcast with ``x1``'s; floating dtype.
+
+    Returns
+    -------
+    Tensor
+        ``y``: shape ``x1.shape[:-2] + (M,)`` for a 1-D ``x2``, else ``(..., M, K)``; the
+        dtype of the type promotion of ``x1`` and ``x2``.
+
+    Raises
+    ------
+    RuntimeError
+        If the operands are of different kinds, as PyTorch.
+    LinAlgError
+        If a matrix is singular or not square (the backend's error: on NumPy
+        ``numpy.linalg.LinAlgError``, a ``ValueError``).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.solve``
+    (PyTorch ``torch.linalg.solve``). Gradient: ``gB = solve(A^H, g)`` and
+    ``gA = -gB y^H``, summed over broadcast dimensions (PyTorch's).
+    """
+    y = _la(xp, "solve")(x1, x2)
+    return y, (x1, y)
+
+
+@solve.defvjp
+def _solve_vjp(xp, res, g):
+    a, y = res
+    vec = y.ndim == 1 or (y.ndim == a.ndim - 1 and g.ndim == y.ndim)
+    gb = xp.linalg.solve(_mH(xp, a), g)
+    if vec:
+        ga = -xp.expand_dims(gb, axis=-1) * xp.expand_dims(_cj(xp, y), axis=-2)
+    else:
+        ga = -xp.matmul(gb, _mH(xp, y))
+    return _sum_to(xp, ga, a.shape), gb
+
+
+@op("linalg.svd", module=_L, section="linalg", dtypes="floating", out="tuple",
+    complex_ok=True)
+def svd(xp, x: Array, /, *, full_matrices: bool = True):
+    """Singular value decomposition ``x = U diag(S) Vh``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, N)``; floating dtype.
+    full_matrices : bool, default True
+        True: ``U`` of shape ``(..., M, M)`` and ``Vh`` of ``(..., N, N)``; False:
+        ``(..., M, K)`` and ``(..., K, N)`` with ``K = min(M, N)``.
+
+    Returns
+    -------
+    tuple of Tensor
+        A named tuple ``(U, S, Vh)``: ``U`` and ``Vh`` of the dtype of ``x``; ``S`` of
+        shape ``(..., K)``, descending, real of ``x``'s precision.
+
+    Raises
+    ------
+    LinAlgError
+        If ``x`` has fewer than two dimensions or the SVD does not converge (the backend's
+        error: on NumPy ``numpy.linalg.LinAlgError``, a ``ValueError``).
+    NotImplementedError
+        In backward with ``full_matrices=True`` and ``M != N`` (PyTorch raises there too).
+    RuntimeError
+        In backward, where a loss of complex singular vectors depends on their phase
+        (PyTorch's ``svd_backward`` check; lazy backends skip it).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.svd``
+    (PyTorch ``torch.linalg.svd``). Gradient: PyTorch's ``svd_backward`` (Townsend 2016),
+    defined where the singular values are distinct; with ``full_matrices=True`` only for
+    square input, as PyTorch's.
+    """
+    U, S, Vh = _la(xp, "svd")(x, full_matrices=full_matrices)
+    res = SVDResult(U, S, Vh)  # the standard's named tuple on every backend
+    return res, ((U, S, Vh), full_matrices)
+
+
 @svd.defvjp
 def _svd_vjp(xp, res, gU, gS, gVh):
     (U, S, Vh), full = res
@@ -679,11 +1254,75 @@ def _svd_vjp(xp, res, gU, gS, gVh):
     return (_svd_grad(xp, U, S, Vh, gU, gS, gVh),)
 
 
+@op("linalg.svdvals", module=_L, section="linalg", dtypes="floating", complex_ok=True)
+def svdvals(xp, x: Array, /):
+    """Singular values, descending.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, N)``; floating dtype.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(..., K)`` with ``K = min(M, N)``; real of ``x``'s precision.
+
+    Raises
+    ------
+    LinAlgError
+        If ``x`` has fewer than two dimensions or the SVD does not converge (the backend's
+        error: on NumPy ``numpy.linalg.LinAlgError``, a ``ValueError``).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.svdvals``
+    (PyTorch ``torch.linalg.svdvals``). Gradient: ``U diag(g) Vh`` from the reduced SVD
+    recomputed in backward (PyTorch's ``svd_backward`` without vector terms).
+    """
+    return _la(xp, "svdvals")(x), (x,)
+
+
 @svdvals.defvjp
 def _svdvals_vjp(xp, res, g):
     (x,) = res
     U, S, Vh = xp.linalg.svd(x, full_matrices=False)
     return (_svd_grad(xp, U, S, Vh, None, g, None),)
+
+
+@op("linalg.trace", module=_L, section="linalg", dtypes="numeric", torch_name="trace",
+    complex_ok=True)
+def trace(xp, x: Array, /, *, offset: int = 0, dtype: DType | None = None):
+    """Sum along the ``offset``-th diagonal of the last two dimensions.
+
+    Parameters
+    ----------
+    x : Tensor
+        Shape ``(..., M, N)``; numeric dtype.
+    offset : int, default 0
+        0: the main diagonal; positive: above it; negative: below it.
+    dtype : DType, optional
+        The result's dtype (the sum accumulates in it). Default: the dtype of ``x``,
+        except that integers narrower than the default integer become it (the standard's
+        rule for ``sum``).
+
+    Returns
+    -------
+    Tensor
+        Shape ``(...)``.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` has fewer than two dimensions (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.trace``
+    (PyTorch ``torch.trace`` for one matrix; ``torch.linalg`` has none). Gradient: ``g``
+    on that diagonal of a zero matrix.
+    """
+    return xp.linalg.trace(x, offset=offset, dtype=dtype), (x.shape, offset)
 
 
 @trace.defvjp
@@ -692,6 +1331,47 @@ def _trace_vjp(xp, res, g):
     m, n = shape[-2], shape[-1]
     eye = xp.eye(m, n, k=offset, dtype=g.dtype)
     return (xp.expand_dims(xp.expand_dims(g, axis=-1), axis=-1) * eye,)
+
+
+@op("linalg.vector_norm", module=_L, section="linalg", dtypes="floating", complex_ok=True)
+def vector_norm(xp, x: Array, /, *, axis: Axis = None, keepdims: bool = False,
+                ord: int | float = 2):
+    """Vector ``ord``-norm over ``axis``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Floating dtype.
+    axis : int or tuple of int, optional
+        The dimensions reduced (PyTorch's ``dim=`` is accepted too). Default: all.
+    keepdims : bool, default False
+        Keep the reduced dimensions with size 1 (PyTorch's ``keepdim=`` is accepted too).
+    ord : int or float, default 2
+        ``p`` of ``sum(|x|**p)**(1/p)``; ``inf``/``-inf``: max/min of ``|x|``; 0: the
+        number of non-zero elements.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape without ``axis`` (size 1 there with ``keepdims``); the real dtype of
+        ``x``'s precision.
+
+    Raises
+    ------
+    AxisError
+        If an axis is out of range (the backend's error: on NumPy
+        ``numpy.exceptions.AxisError``, a ``ValueError`` and ``IndexError``).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Linear Algebra Extension, ``linalg.vector_norm``
+    (PyTorch ``torch.linalg.vector_norm``). Gradient: PyTorch's ``norm_backward``:
+    ``sgn(x) |x|^(p-1) g / norm^(p-1)``, 0 where the norm is 0 (``p >= 1``) or ``x`` is 0
+    (``p < 1``); ties of ``inf``/``-inf`` share it evenly; ``ord=0`` has no gradient (the
+    input's ``grad`` stays None, as PyTorch).
+    """
+    y = xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+    return y, (x, y, axis, keepdims, ord)
 
 
 @vector_norm.defvjp
@@ -722,42 +1402,12 @@ def _vector_norm_vjp(xp, res, g):
     return (xp.sign(x) * ax ** (ord - 1) * scale,)
 
 
-def _eig_grad(xp, L, V, gL, gV):
-    # PyTorch's linalg_eig_backward (general square A = V diag(L) V^{-1}, unit columns):
-    # gA = V^{-H} (diag(gL) + (V^H gV - V^H V re(diag(V^H gV))) / conj(L_j - L_i)) V^H,
-    # the fraction off the diagonal only.
-    n = L.shape[-1]
-    eye = xp.eye(n, dtype=V.dtype)
-    inner = None
-    if gV is not None:
-        VhgV = xp.matmul(_mH(xp, V), gV)
-        _check_phase_invariance(xp, xp.imag(xp.linalg.diagonal(VhgV)), "linalg_eig_backward",
-                                "eigenvectors")
-        d = xp.astype(xp.real(xp.linalg.diagonal(VhgV)), V.dtype)
-        P = VhgV - xp.matmul(_mH(xp, V), V * xp.expand_dims(d, axis=-2))
-        E = xp.conj(xp.expand_dims(L, axis=-2) - xp.expand_dims(L, axis=-1)) + eye
-        inner = P / E * (1 - eye)
-    if gL is not None:
-        dg = xp.expand_dims(gL, axis=-1) * eye
-        inner = dg if inner is None else inner + dg
-    Vh = _mH(xp, V)
-    return xp.linalg.solve(Vh, xp.matmul(inner, Vh))
-
-
-@eig.defvjp
-def _eig_vjp(xp, res, gL, gV):
-    L, V = res
-    return (_eig_grad(xp, L, V, gL, gV),)
-
-
-@eigvals.defvjp
-def _eigvals_vjp(xp, res, g):
-    (x,) = res
-    L, V = (xp.linalg.eig if hasattr(xp.linalg, "eig") else _la(xp, "eig"))(x)
-    return (_eig_grad(xp, L, V, g, None),)
-
-
-# Checked against PyTorch with complex inputs (tests/test_complex_autograd.py).
-_mark_complex_ok(matmul, matrix_transpose, tensordot, vecdot, cholesky, cross, det, diagonal,
-                 eig, eigh, eigvals, eigvalsh, inv, matrix_norm, matrix_power, outer, pinv, qr,
-                 slogdet, solve, svd, svdvals, trace, vector_norm)
+LINALG = {
+    "cholesky": cholesky, "cross": cross, "det": det, "diagonal": diagonal, "eig": eig,
+    "eigh": eigh, "eigvals": eigvals, "eigvalsh": eigvalsh, "inv": inv, "matmul": matmul,
+    "matrix_norm": matrix_norm, "matrix_power": matrix_power, "matrix_rank": matrix_rank,
+    "matrix_transpose": matrix_transpose, "outer": outer, "pinv": pinv, "qr": qr,
+    "slogdet": slogdet, "solve": solve, "svd": svd, "svdvals": svdvals,
+    "tensordot": tensordot, "trace": trace, "vecdot": vecdot, "vector_norm": vector_norm,
+}
+"""The ``arrayflow.linalg`` namespace: name -> public function."""
