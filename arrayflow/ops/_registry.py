@@ -141,7 +141,9 @@ PyTorch's ``n``/``ord``."""
 _ARRAY_PARAMS = frozenset({"x", "x1", "x2", "condition"})
 
 
-_RETURNS = {"tensor": "Tensor", "tuple": "tuple[Tensor, ...]", "raw": inspect.Signature.empty}
+# The public return annotation per ``Op.out``; ``"raw"`` results are returned as they are,
+# so a raw op publishes its forward's own return annotation (``-> bool``, ``-> DType``).
+_RETURNS = {"tensor": "Tensor", "tuple": "tuple[Tensor, ...]"}
 
 
 def _public_annotation(ann):
@@ -256,7 +258,8 @@ class Op:
         # The forward's ``Array`` annotations (a backend array inside the forward) read
         # ``Tensor`` publicly; the result is a Tensor (``out``) whatever the forward returns.
         params = [p.replace(annotation=_public_annotation(p.annotation)) for p in params]
-        self.__signature__ = sig.replace(parameters=params, return_annotation=_RETURNS[out])
+        ret = sig.return_annotation if out == "raw" else _RETURNS[out]
+        self.__signature__ = sig.replace(parameters=params, return_annotation=ret)
         self.__wrapped__ = forward
         self.param_index = {p.name: i for i, p in enumerate(params)
                             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)}

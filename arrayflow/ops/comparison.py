@@ -6,6 +6,7 @@ defaults included (``rtol=1e-05``, ``atol=1e-08``, ``equal_nan=False``).
 
 from __future__ import annotations
 
+from .._typing import Array, Scalar
 from ._registry import op
 
 __all__ = ["isclose", "allclose"]
@@ -41,8 +42,9 @@ def _isclose(xp, x1, x2, rtol, atol, equal_nan):
     return close
 
 
-@op("isclose", differentiable=False)
-def isclose(xp, x1, x2, /, rtol=1e-05, atol=1e-08, equal_nan=False):
+@op("isclose", section="torch", dtypes="any", differentiable=False)
+def isclose(xp, x1: Array | Scalar, x2: Array | Scalar, /, rtol: float = 1e-05,
+            atol: float = 1e-08, equal_nan: bool = False):
     """Element-wise ``|x1 - x2| <= atol + rtol * |x2|`` (PyTorch ``torch.isclose``).
 
     Equal values (infinities of one sign included) are close; NaNs are close to each
@@ -50,46 +52,64 @@ def isclose(xp, x1, x2, /, rtol=1e-05, atol=1e-08, equal_nan=False):
 
     Parameters
     ----------
-    x1, x2 : Tensor
-        Broadcast against each other; one dtype (one of them may be a Python scalar).
+    x1, x2 : Tensor or Python scalar
+        Broadcast against each other; any dtype, the same for both (one of them may be
+        a Python scalar, which takes the other's dtype). Integers are compared in
+        float64, bools by equality.
     rtol, atol : float
         Relative and absolute tolerance, both >= 0.
     equal_nan : bool
+        Whether NaNs at the same position are close.
 
     Returns
     -------
     Tensor
-        Bool, of the broadcast shape.
+        Bool, of the broadcast shape. Not differentiable.
 
     Raises
     ------
     RuntimeError
         If the two Tensors' dtypes differ, or a tolerance is negative (PyTorch's errors).
 
-    Source: PyTorch ``torch.isclose`` (not in the array API standard).
+    Notes
+    -----
+    Source: PyTorch ``torch.isclose`` (not in the array API standard 2025.12; the
+    array-api-extra library has one).
     """
     _check("isclose", xp, x1, x2, rtol, atol)
     return _isclose(xp, x1, x2, rtol, atol, equal_nan)
 
 
-@op("allclose", differentiable=False, out="raw")
-def allclose(xp, x1, x2, /, rtol=1e-05, atol=1e-08, equal_nan=False):
+@op("allclose", section="torch", dtypes="any", differentiable=False, out="raw")
+def allclose(xp, x1: Array | Scalar, x2: Array | Scalar, /, rtol: float = 1e-05,
+             atol: float = 1e-08, equal_nan: bool = False) -> bool:
     """Whether every element of ``x1`` is close to ``x2`` (PyTorch ``torch.allclose``).
 
     The :func:`isclose` test reduced with ``all``; on a lazy backend (Dask) the result
     is computed, as ``bool()`` of a Dask array is.
 
+    Parameters
+    ----------
+    x1, x2 : Tensor or Python scalar
+        As :func:`isclose`: broadcast against each other, one dtype.
+    rtol, atol : float
+        Relative and absolute tolerance, both >= 0.
+    equal_nan : bool
+        Whether NaNs at the same position are close.
+
     Returns
     -------
     bool
-        A Python bool.
+        A Python bool (True for empty operands).
 
     Raises
     ------
     RuntimeError
         As :func:`isclose`.
 
-    Source: PyTorch ``torch.allclose`` (not in the array API standard).
+    Notes
+    -----
+    Source: PyTorch ``torch.allclose`` (not in the array API standard 2025.12).
     """
     _check("allclose", xp, x1, x2, rtol, atol)
     return bool(xp.all(_isclose(xp, x1, x2, rtol, atol, equal_nan)))
