@@ -19,10 +19,13 @@ from __future__ import annotations
 import builtins
 import operator
 import sys
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from . import _backend, _dtypes, autograd
 from ._device import as_device, cuda_device, resolve_device
 from ._lazy import compute
+from ._typing import Axis, Scalar
 from .autograd._views import _ViewCell, own_copy, rebase_view, refresh
 from .autograd.grad_mode import is_grad_enabled_fast
 from .autograd.graph import _RemovableHandle, grad_edge, inplace_input_consumed
@@ -37,6 +40,9 @@ from .ops import searching as _s
 from .ops._registry import _dispatch, overridable_method, register_tensor_type
 from .ops.chunking import persist, rechunk
 from .overrides import DisableArrayflowFunctionSubclass
+
+if TYPE_CHECKING:
+    from . import _tensor_methods as _tm
 
 __all__ = ["Tensor", "Size"]
 
@@ -79,7 +85,7 @@ class Size(tuple):
 
     __slots__ = ()
 
-    def __new__(cls, sizes=()):
+    def __new__(cls, sizes: Iterable[int | None] = ()) -> Size:
         try:
             items = tuple(None if s is None else operator.index(s) for s in sizes)
         except TypeError as e:
@@ -151,12 +157,14 @@ class _SizeInt(int):
     as in PyTorch.
     """
 
-    def __new__(cls, n: int, shape: tuple):
+    _shape: tuple[int | None, ...]
+
+    def __new__(cls, n: int, shape: tuple[int | None, ...]) -> _SizeInt:
         self = super().__new__(cls, n)
         self._shape = shape
         return self
 
-    def __call__(self, dim: int | None = None):
+    def __call__(self, dim: int | None = None) -> Size | int | None:
         if dim is None:
             return Size(self._shape)
         if isinstance(dim, builtins.bool) or not isinstance(dim, int):
@@ -216,7 +224,7 @@ class Tensor:
     __array_priority__ = 1000
     __hash__ = object.__hash__
 
-    def __init__(self, *sizes):
+    def __init__(self, *sizes: int | Sequence[int] | Any) -> None:
         if len(sizes) == 1 and not isinstance(sizes[0], int):
             t = _c.asarray(sizes[0], dtype=_dtypes.get_default_dtype())
         else:
@@ -418,7 +426,9 @@ class Tensor:
         return Tensor._from_array(self._cell.array, self._backend, self._cell)
 
     # --- autograd ---------------------------------------------------------------------
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    def backward(self, gradient: Tensor | None = None, retain_graph: builtins.bool | None = None,
+                 create_graph: builtins.bool = False,
+                 inputs: Tensor | Sequence[Tensor] | None = None) -> None:
         """Accumulate the gradient of this Tensor into the leaves' ``.grad``.
 
         ``gradient`` is required unless the Tensor has one element (PyTorch's
@@ -427,7 +437,7 @@ class Tensor:
         autograd.backward(self, None if gradient is None else (gradient,),
                           retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
-    def register_hook(self, hook):
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> _RemovableHandle:
         """Call ``hook(grad)`` when this Tensor's gradient is computed.
 
         The hook may return a replacement gradient. Returns a handle with
@@ -464,7 +474,9 @@ class Tensor:
             t = ref()
             if t is not None:
                 t._grad = g.detach() if t._grad is None else t._grad + g.detach()
-        keep._af_retains_grad = True  # the engine runs it after the other hooks (PyTorch)
+        # The engine runs it after the other hooks (PyTorch); a function attribute, which
+        # mypy does not model on a def.
+        keep._af_retains_grad = True  # type: ignore[attr-defined]
         self.grad_fn._add_tensor_hook(self._output_nr, keep)
         self._retains_grad = keep
 
@@ -522,7 +534,7 @@ class Tensor:
         return len(self._cell.array.shape)
 
     @property
-    def size(self) -> int:
+    def size(self) -> int | None:
         """Number of elements (array API); callable as PyTorch's ``size()``.
 
         ``t.size`` is an ``int`` (None if a size is unknown on a lazy backend).
@@ -583,7 +595,7 @@ class Tensor:
         """Whether the Tensor's backend keeps its arrays on the CPU (PyTorch ``is_cpu``)."""
         return getattr(self._backend, "device_type", "cpu") == "cpu"
 
-    def to_device(self, device, /, *, stream=None) -> Tensor:
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor:
         """Copy to ``device`` of the same backend (array API ``to_device``).
 
         A PyTorch-style device (``af.device``, ``"cuda:0"``) is also accepted and
@@ -870,7 +882,7 @@ class Tensor:
         """
         return self._backend.chunks_of(self._cell.array)
 
-    def rechunk(self, chunks="auto") -> Tensor:
+    def rechunk(self, chunks: Any = "auto") -> Tensor:
         """This Tensor in blocks of ``chunks`` (see :func:`arrayflow.rechunk`); differentiable."""
         return rechunk(self, chunks)
 
@@ -884,7 +896,7 @@ class Tensor:
         (see :func:`arrayflow.compute`). Detached."""
         return compute(self)[0]
 
-    def numpy(self):
+    def numpy(self) -> Any:
         """A NumPy array with this Tensor's values (computes Dask, copies from GPU).
 
         Raises
@@ -898,11 +910,11 @@ class Tensor:
                 "use tensor.detach().numpy()")
         return self._backend.to_host(self._cell.array)
 
-    def tolist(self):
+    def tolist(self) -> Any:
         """The values as nested Python lists (computes lazy arrays)."""
         return self._backend.to_host(self._cell.array).tolist()
 
-    def item(self):
+    def item(self) -> builtins.bool | builtins.int | builtins.float | complex:
         """The value of a one-element Tensor as a Python scalar.
 
         Raises
@@ -917,8 +929,9 @@ class Tensor:
                 f"got shape {self.shape}")
         return self._backend.to_host(self._cell.array).reshape(()).item()
 
-    def to(self, *args, backend=None, device=None, dtype=None, non_blocking=False,
-           copy=False) -> Tensor:
+    def to(self, *args: Any, backend: str | _backend.Backend | None = None, device: Any = None,
+           dtype: _dtypes.DType | None = None, non_blocking: builtins.bool = False,
+           copy: builtins.bool = False) -> Tensor:
         """Move to another backend, device and/or dtype.
 
         ``t.to("dask")``, ``t.to(af.float64)``, ``t.to("cuda")``, ``t.to(af.device("cpu"))``,
@@ -992,7 +1005,8 @@ class Tensor:
         backend (PyTorch ``Tensor.cpu``)."""
         return self.to("cpu")
 
-    def cuda(self, device=None, non_blocking=False) -> Tensor:
+    def cuda(self, device: builtins.int | Any = None,
+             non_blocking: builtins.bool = False) -> Tensor:
         """This Tensor on a CUDA device (PyTorch ``Tensor.cuda``): the backend whose
         ``device_type`` is ``"cuda"``; ``device`` is an index or a CUDA device.
 
@@ -1013,24 +1027,25 @@ class Tensor:
         with _backend.use_backend(self._backend):
             return fn(*args, **kwargs)
 
-    def new_zeros(self, *size, **kwargs) -> Tensor:
+    def new_zeros(self, *size: builtins.int | Sequence[builtins.int], **kwargs: Any) -> Tensor:
         """Zeros of shape ``size`` with this Tensor's dtype and backend unless ``dtype=`` /
         ``device=`` say otherwise (PyTorch ``Tensor.new_zeros``; ``requires_grad=`` too)."""
         return self._new("new_zeros", _c.zeros, size, kwargs)
 
-    def new_ones(self, *size, **kwargs) -> Tensor:
+    def new_ones(self, *size: builtins.int | Sequence[builtins.int], **kwargs: Any) -> Tensor:
         """Ones of shape ``size``, this Tensor's dtype and backend (PyTorch ``new_ones``)."""
         return self._new("new_ones", _c.ones, size, kwargs)
 
-    def new_empty(self, *size, **kwargs) -> Tensor:
+    def new_empty(self, *size: builtins.int | Sequence[builtins.int], **kwargs: Any) -> Tensor:
         """Uninitialized, shape ``size``, this Tensor's dtype and backend (``new_empty``)."""
         return self._new("new_empty", _c.empty, size, kwargs)
 
-    def new_full(self, size, fill_value, **kwargs) -> Tensor:
+    def new_full(self, size: Sequence[builtins.int], fill_value: Scalar,
+                 **kwargs: Any) -> Tensor:
         """``fill_value`` in shape ``size``, this Tensor's dtype and backend (``new_full``)."""
         return self._new("new_full", _c.full, (size, fill_value), kwargs)
 
-    def new_tensor(self, data, **kwargs) -> Tensor:
+    def new_tensor(self, data: Any, **kwargs: Any) -> Tensor:
         """A copy of ``data`` with this Tensor's dtype and backend unless ``dtype=`` says
         otherwise (PyTorch ``Tensor.new_tensor``: always copies, never keeps a graph)."""
         if isinstance(data, Tensor):
@@ -1049,7 +1064,8 @@ class Tensor:
         """Cast to int64 (PyTorch ``long()``)."""
         return _dt.astype(self, _dtypes.int64)
 
-    def astype(self, dtype, /, *, copy=True, device=None) -> Tensor:
+    def astype(self, dtype: _dtypes.DType, /, *, copy: builtins.bool = True,
+               device: Any = None) -> Tensor:
         """Cast to ``dtype`` (array API ``astype``)."""
         return _dt.astype(self, dtype, copy=copy, device=device)
 
@@ -1063,14 +1079,28 @@ class Tensor:
         return self.ndim
 
     def numel(self) -> int:
-        """Number of elements (PyTorch ``numel()``)."""
-        return builtins.int(self.size)
+        """Number of elements (PyTorch ``numel()``).
 
-    def mm(self, other) -> Tensor:
+        Returns
+        -------
+        int
+            The product of the sizes.
+
+        Raises
+        ------
+        DataDependentShapeError
+            On a lazy backend when a size is unknown (it depends on values not computed).
+        """
+        n = self.size
+        if n is None:
+            raise _backend.data_dependent_error("Tensor.numel", self._backend)
+        return builtins.int(n)
+
+    def mm(self, other: Tensor) -> Tensor:
         """Matrix product (PyTorch ``mm``)."""
         return _la.matmul(self, other)
 
-    def matmul(self, other) -> Tensor:
+    def matmul(self, other: Tensor) -> Tensor:
         """Matrix product (``@``)."""
         return _la.matmul(self, other)
 
@@ -1084,7 +1114,7 @@ class Tensor:
         """Insert a size-1 dimension at ``dim`` (``expand_dims``)."""
         return _m.expand_dims(self, axis=dim)
 
-    def squeeze(self, dim=_NO_DIM) -> Tensor:
+    def squeeze(self, dim: builtins.int | Sequence[builtins.int] | object = _NO_DIM) -> Tensor:
         """Remove size-1 dimensions, as PyTorch's ``Tensor.squeeze``.
 
         ``t.squeeze()`` removes every size-1 dimension; ``t.squeeze(dim)`` removes
@@ -1118,24 +1148,25 @@ class Tensor:
         shape = self.shape
         return _m.squeeze(self, axis=tuple(d for d in dims if shape[d] == 1))
 
-    def expand_as(self, other) -> Tensor:
+    def expand_as(self, other: Tensor) -> Tensor:
         """Broadcast to ``other``'s shape (``broadcast_to``)."""
         return _m.broadcast_to(self, other.shape)
 
-    def expand(self, *sizes) -> Tensor:
+    def expand(self, *sizes: builtins.int | Sequence[builtins.int]) -> Tensor:
         """Broadcast to ``sizes`` (-1 keeps a dimension), as PyTorch ``expand``."""
         sizes = _shape_args(sizes)
         lead = len(sizes) - self.ndim
         shape = tuple(self.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
         return _m.broadcast_to(self, shape)
 
-    def reshape(self, *shape, copy=None) -> Tensor:
+    def reshape(self, *shape: builtins.int | Sequence[builtins.int],
+                copy: builtins.bool | None = None) -> Tensor:
         """``reshape((2, 3))`` or PyTorch's ``reshape(2, 3)``."""
         return _m.reshape(self, _shape_args(shape), copy=copy)
 
     view = reshape
 
-    def permute(self, *dims) -> Tensor:
+    def permute(self, *dims: builtins.int | Sequence[builtins.int]) -> Tensor:
         """Permute dimensions (``permute_dims``), PyTorch's varargs form too."""
         return _m.permute_dims(self, _shape_args(dims))
 
@@ -1145,36 +1176,45 @@ class Tensor:
         axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
         return _m.permute_dims(self, tuple(axes))
 
-    def sum(self, dim=None, keepdim=None, *, dtype=None, axis=None, keepdims=None) -> Tensor:
+    def sum(self, dim: Axis = None, keepdim: builtins.bool | None = None, *,
+            dtype: _dtypes.DType | None = None, axis: Axis = None,
+            keepdims: builtins.bool | None = None) -> Tensor:
         """Sum over ``dim``/``axis`` (see :func:`arrayflow.sum`)."""
         return _r.sum(self, axis=_axis("sum", dim, axis), dtype=dtype,
                       keepdims=_keep("sum", keepdim, keepdims))
 
-    def mean(self, dim=None, keepdim=None, *, axis=None, keepdims=None) -> Tensor:
+    def mean(self, dim: Axis = None, keepdim: builtins.bool | None = None, *,
+             axis: Axis = None, keepdims: builtins.bool | None = None) -> Tensor:
         """Mean over ``dim``/``axis`` (see :func:`arrayflow.mean`)."""
         return _r.mean(self, axis=_axis("mean", dim, axis),
                        keepdims=_keep("mean", keepdim, keepdims))
 
-    def prod(self, dim=None, keepdim=None, *, dtype=None, axis=None, keepdims=None) -> Tensor:
+    def prod(self, dim: Axis = None, keepdim: builtins.bool | None = None, *,
+             dtype: _dtypes.DType | None = None, axis: Axis = None,
+             keepdims: builtins.bool | None = None) -> Tensor:
         """Product over ``dim``/``axis``."""
         return _r.prod(self, axis=_axis("prod", dim, axis), dtype=dtype,
                        keepdims=_keep("prod", keepdim, keepdims))
 
-    def argmax(self, dim=None, keepdim=None, *, axis=None, keepdims=None) -> Tensor:
+    def argmax(self, dim: Axis = None, keepdim: builtins.bool | None = None, *,
+               axis: Axis = None, keepdims: builtins.bool | None = None) -> Tensor:
         """Index of the maximum over ``dim``/``axis``."""
         return _s.argmax(self, axis=_axis("argmax", dim, axis),
                          keepdims=_keep("argmax", keepdim, keepdims))
 
-    def argmin(self, dim=None, keepdim=None, *, axis=None, keepdims=None) -> Tensor:
+    def argmin(self, dim: Axis = None, keepdim: builtins.bool | None = None, *,
+               axis: Axis = None, keepdims: builtins.bool | None = None) -> Tensor:
         """Index of the minimum over ``dim``/``axis``."""
         return _s.argmin(self, axis=_axis("argmin", dim, axis),
                          keepdims=_keep("argmin", keepdim, keepdims))
 
-    def all(self, dim=None, keepdim=None, *, axis=None, keepdims=None) -> Tensor:
+    def all(self, dim: Axis = None, keepdim: builtins.bool | None = None, *,
+            axis: Axis = None, keepdims: builtins.bool | None = None) -> Tensor:
         """Logical AND reduction."""
         return _r.all(self, axis=_axis("all", dim, axis), keepdims=_keep("all", keepdim, keepdims))
 
-    def any(self, dim=None, keepdim=None, *, axis=None, keepdims=None) -> Tensor:
+    def any(self, dim: Axis = None, keepdim: builtins.bool | None = None, *,
+            axis: Axis = None, keepdims: builtins.bool | None = None) -> Tensor:
         """Logical OR reduction."""
         return _r.any(self, axis=_axis("any", dim, axis), keepdims=_keep("any", keepdim, keepdims))
 
@@ -1187,15 +1227,15 @@ class Tensor:
         new = b.random(kind, self.shape, dtype=self._cell.array.dtype, **params)
         return self._assign(new, f"{kind}_")
 
-    def uniform_(self, a: float = 0.0, b: float = 1.0) -> Tensor:
+    def uniform_(self, a: builtins.float = 0.0, b: builtins.float = 1.0) -> Tensor:
         """Fill in place with samples of U[a, b) from the backend's seeded generator."""
         return self._random_fill("uniform", low=a, high=b)
 
-    def normal_(self, mean: float = 0.0, std: float = 1.0) -> Tensor:
+    def normal_(self, mean: builtins.float = 0.0, std: builtins.float = 1.0) -> Tensor:
         """Fill in place with samples of N(mean, std**2) from the backend's generator."""
         return self._random_fill("normal", mean=mean, std=std)
 
-    def fill_(self, value) -> Tensor:
+    def fill_(self, value: Scalar) -> Tensor:
         """Fill in place with ``value``."""
         xp = self._backend.xp
         arr = self._cell.array
@@ -1204,6 +1244,255 @@ class Tensor:
     def zero_(self) -> Tensor:
         """Fill in place with zeros."""
         return self.fill_(0)
+
+    if TYPE_CHECKING:
+        # Installed after the class body (the operators by _binary/_unary below, the
+        # element-wise methods from the op table, PyTorch's methods by
+        # _tensor_methods.install): declared here for the type checker only, last in the
+        # class so that ``int``/``bool``/``max``... do not shadow the builtins above.
+        def __add__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __radd__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __iadd__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __sub__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __rsub__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __isub__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __mul__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __rmul__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __imul__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __truediv__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __rtruediv__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __itruediv__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __floordiv__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __rfloordiv__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __ifloordiv__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __mod__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __rmod__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __imod__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __pow__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __rpow__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __ipow__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __matmul__(self, other: Tensor, /) -> Tensor: ...
+        def __rmatmul__(self, other: Tensor, /) -> Tensor: ...
+        def __imatmul__(self, other: Tensor, /) -> Tensor: ...
+        def __and__(self, other: Tensor | builtins.int | builtins.bool, /) -> Tensor: ...
+        def __rand__(self, other: Tensor | builtins.int | builtins.bool, /) -> Tensor: ...
+        def __iand__(self, other: Tensor | builtins.int | builtins.bool, /) -> Tensor: ...
+        def __or__(self, other: Tensor | builtins.int | builtins.bool, /) -> Tensor: ...
+        def __ror__(self, other: Tensor | builtins.int | builtins.bool, /) -> Tensor: ...
+        def __ior__(self, other: Tensor | builtins.int | builtins.bool, /) -> Tensor: ...
+        def __xor__(self, other: Tensor | builtins.int | builtins.bool, /) -> Tensor: ...
+        def __rxor__(self, other: Tensor | builtins.int | builtins.bool, /) -> Tensor: ...
+        def __ixor__(self, other: Tensor | builtins.int | builtins.bool, /) -> Tensor: ...
+        def __lshift__(self, other: Tensor | builtins.int, /) -> Tensor: ...
+        def __rlshift__(self, other: Tensor | builtins.int, /) -> Tensor: ...
+        def __ilshift__(self, other: Tensor | builtins.int, /) -> Tensor: ...
+        def __rshift__(self, other: Tensor | builtins.int, /) -> Tensor: ...
+        def __rrshift__(self, other: Tensor | builtins.int, /) -> Tensor: ...
+        def __irshift__(self, other: Tensor | builtins.int, /) -> Tensor: ...
+        def __lt__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __le__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __gt__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        def __ge__(self, other: Tensor | Scalar, /) -> Tensor: ...
+        # element-wise, as the array API's __eq__/__ne__ (object's return a bool)
+        def __eq__(self, other: object, /) -> Tensor: ...  # type: ignore[override]
+        def __ne__(self, other: object, /) -> Tensor: ...  # type: ignore[override]
+        def __neg__(self) -> Tensor: ...
+        def __pos__(self) -> Tensor: ...
+        def __abs__(self) -> Tensor: ...
+        def __invert__(self) -> Tensor: ...
+
+        @property
+        def real(self) -> Tensor: ...
+
+        @property
+        def imag(self) -> Tensor: ...
+
+        # the element-wise functions as methods (``x.exp()``)
+        abs = _e.abs
+        acos = _e.acos
+        acosh = _e.acosh
+        asin = _e.asin
+        asinh = _e.asinh
+        atan = _e.atan
+        atan2 = _e.atan2
+        atanh = _e.atanh
+        bitwise_and = _e.bitwise_and
+        bitwise_invert = _e.bitwise_invert
+        bitwise_left_shift = _e.bitwise_left_shift
+        bitwise_or = _e.bitwise_or
+        bitwise_right_shift = _e.bitwise_right_shift
+        bitwise_xor = _e.bitwise_xor
+        ceil = _e.ceil
+        conj = _e.conj
+        copysign = _e.copysign
+        cos = _e.cos
+        cosh = _e.cosh
+        divide = _e.divide
+        equal = _e.equal
+        exp = _e.exp
+        expm1 = _e.expm1
+        floor = _e.floor
+        floor_divide = _e.floor_divide
+        greater = _e.greater
+        greater_equal = _e.greater_equal
+        hypot = _e.hypot
+        isfinite = _e.isfinite
+        isinf = _e.isinf
+        isnan = _e.isnan
+        less = _e.less
+        less_equal = _e.less_equal
+        log = _e.log
+        log10 = _e.log10
+        log1p = _e.log1p
+        log2 = _e.log2
+        logaddexp = _e.logaddexp
+        logical_and = _e.logical_and
+        logical_not = _e.logical_not
+        logical_or = _e.logical_or
+        logical_xor = _e.logical_xor
+        maximum = _e.maximum
+        minimum = _e.minimum
+        mul = _al.mul
+        multiply = _e.multiply
+        neg = _al.neg
+        negative = _e.negative
+        nextafter = _e.nextafter
+        not_equal = _e.not_equal
+        positive = _e.positive
+        pow = _e.pow
+        reciprocal = _e.reciprocal
+        remainder = _e.remainder
+        round = _e.round
+        sign = _e.sign
+        signbit = _e.signbit
+        sin = _e.sin
+        sinh = _e.sinh
+        sqrt = _e.sqrt
+        square = _e.square
+        subtract = _e.subtract
+        tan = _e.tan
+        tanh = _e.tanh
+        tile = _m.tile
+        trunc = _e.trunc
+        # PyTorch's methods of arrayflow/_tensor_methods.py
+        def abs_(self) -> Tensor: ...
+        def acos_(self) -> Tensor: ...
+        add = _tm.add
+        add_ = _tm.add_
+        addcdiv = _tm.addcdiv
+        addcdiv_ = _tm.addcdiv_
+        addcmul = _tm.addcmul
+        addcmul_ = _tm.addcmul_
+        allclose = _tm.allclose
+        amax = _tm.amax
+        amin = _tm.amin
+        argsort = _tm.argsort
+        def asin_(self) -> Tensor: ...
+        def atan_(self) -> Tensor: ...
+        bitwise_not = _tm.bitwise_not
+        bmm = _tm.bmm
+        def bool(self) -> Tensor: ...
+        def byte(self) -> Tensor: ...
+        def ceil_(self) -> Tensor: ...
+        def char(self) -> Tensor: ...
+        chunk = _tm.chunk
+        clamp = _tm.clamp
+        clamp_ = _tm.clamp_
+        clamp_max = _tm.clamp_max
+        clamp_max_ = _tm.clamp_max_
+        clamp_min = _tm.clamp_min
+        clamp_min_ = _tm.clamp_min_
+        contiguous = _tm.contiguous
+        copy_ = _tm.copy_
+        def cos_(self) -> Tensor: ...
+        def cosh_(self) -> Tensor: ...
+        cumprod = _tm.cumprod
+        cumsum = _tm.cumsum
+        div = _tm.div
+        div_ = _tm.div_
+        dot = _tm.dot
+        element_size = _tm.element_size
+        def eq(self, other: Tensor | Scalar) -> Tensor: ...
+        erf = _tm.erf
+        def exp_(self) -> Tensor: ...
+        def expm1_(self) -> Tensor: ...
+        fill_diagonal_ = _tm.fill_diagonal_
+        flatten = _tm.flatten
+        flip = _tm.flip
+        def floor_(self) -> Tensor: ...
+        gather = _tm.gather
+        def ge(self, other: Tensor | Scalar) -> Tensor: ...
+        def gt(self, other: Tensor | Scalar) -> Tensor: ...
+        index_select = _tm.index_select
+        def int(self) -> Tensor: ...
+        is_complex = _tm.is_complex
+        is_contiguous = _tm.is_contiguous
+        is_floating_point = _tm.is_floating_point
+        isclose = _tm.isclose
+        def le(self, other: Tensor | Scalar) -> Tensor: ...
+        lerp = _tm.lerp
+        lerp_ = _tm.lerp_
+        def log10_(self) -> Tensor: ...
+        def log1p_(self) -> Tensor: ...
+        def log2_(self) -> Tensor: ...
+        def log_(self) -> Tensor: ...
+        log_softmax = _tm.log_softmax
+        logsumexp = _tm.logsumexp
+        def lt(self, other: Tensor | Scalar) -> Tensor: ...
+        masked_fill = _tm.masked_fill
+        masked_fill_ = _tm.masked_fill_
+        masked_select = _tm.masked_select
+        max = _tm.max
+        min = _tm.min
+        moveaxis = _tm.movedim
+        movedim = _tm.movedim
+        mul_ = _tm.mul_
+        mv = _tm.mv
+        narrow = _tm.narrow
+        def ne(self, other: Tensor | Scalar) -> Tensor: ...
+        def neg_(self) -> Tensor: ...
+        def negative_(self) -> Tensor: ...
+        nelement = _tm.nelement
+        nonzero = _tm.nonzero
+        norm = _tm.norm
+        outer = _tm.outer
+        pow_ = _tm.pow_
+        def reciprocal_(self) -> Tensor: ...
+        relu = _tm.relu
+        def relu_(self) -> Tensor: ...
+        repeat = _tm.repeat
+        repeat_interleave = _tm.repeat_interleave
+        roll = _tm.roll
+        def round_(self) -> Tensor: ...
+        rsqrt = _tm.rsqrt
+        def rsqrt_(self) -> Tensor: ...
+        def short(self) -> Tensor: ...
+        sigmoid = _tm.sigmoid
+        def sigmoid_(self) -> Tensor: ...
+        def sign_(self) -> Tensor: ...
+        def sin_(self) -> Tensor: ...
+        def sinh_(self) -> Tensor: ...
+        softmax = _tm.softmax
+        sort = _tm.sort
+        split = _tm.split
+        def sqrt_(self) -> Tensor: ...
+        def square_(self) -> Tensor: ...
+        std = _tm.std
+        sub = _tm.sub
+        sub_ = _tm.sub_
+        take = _tm.take
+        def tan_(self) -> Tensor: ...
+        def tanh_(self) -> Tensor: ...
+        topk = _tm.topk
+        tril = _tm.tril
+        triu = _tm.triu
+        def trunc_(self) -> Tensor: ...
+        type_as = _tm.type_as
+        unbind = _tm.unbind
+        var = _tm.var
+        view_as = _tm.view_as
+        clip = _tm.clamp
+        clip_ = _tm.clamp_
 
 
 def _convert(obj, cls):
@@ -1312,10 +1601,9 @@ def _unary(fn, name):
     return method
 
 
-Tensor.__neg__ = _unary(_e.negative, "__neg__")
-Tensor.__pos__ = _unary(_e.positive, "__pos__")
-Tensor.__abs__ = _unary(_e.abs, "__abs__")
-Tensor.__invert__ = _unary(_e.bitwise_invert, "__invert__")
+for _name, _fn in (("__neg__", _e.negative), ("__pos__", _e.positive), ("__abs__", _e.abs),
+                   ("__invert__", _e.bitwise_invert)):
+    setattr(Tensor, _name, _unary(_fn, _name))
 
 # PyTorch-style methods dispatch with the method itself as ``func`` (``Tensor.sum``), as
 # ``__torch_function__`` does; aliases share the wrapped object.
@@ -1329,7 +1617,6 @@ for _name in ("__getitem__", "__setitem__", "to", "to_device", "double", "float"
 for _name in ("cpu", "cuda", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
     setattr(Tensor, _name, overridable_method(vars(Tensor)[_name]))
 Tensor.view = Tensor.reshape
-Tensor.__hash__ = object.__hash__  # __eq__ above would remove it
 
 # Element-wise functions as methods (PyTorch style: ``x.exp()``), and PyTorch's names.
 _METHOD_OPS = {n: getattr(_e, n) for n in _e.__all__}
@@ -1354,8 +1641,8 @@ def _imag_part(self):
     return _e.imag(self)
 
 
-Tensor.real = property(_real_part)  # attributes in PyTorch, not methods
-Tensor.imag = property(_imag_part)
+for _name, _fn in (("real", _real_part), ("imag", _imag_part)):
+    setattr(Tensor, _name, property(_fn))  # attributes in PyTorch, not methods
 
 from . import _tensor_methods  # noqa: E402 - PyTorch's methods beyond the standard's
 
