@@ -66,6 +66,8 @@ class device:
     """
 
     __slots__ = ("_type", "_index")
+    _type: str
+    _index: int | None
 
     def __init__(self, type, index: int | None = None) -> None:  # noqa: A002 - PyTorch's name
         if isinstance(type, device):

@@ -260,7 +260,7 @@ def remove_stale_temps(path: str, *, any_name: bool = False) -> list:
     import shutil
 
     d, base = os.path.split(os.path.abspath(path))
-    removed = []
+    removed: list[str] = []
     try:
         names = os.listdir(d)
     except OSError:
@@ -486,8 +486,8 @@ class _Reader:
         self.data_len = size - 8 - n
         self.entries = {}
         spans = []
-        for k, e in header.items():
-            self.entries[k] = self._entry(k, e)
+        for k, entry in header.items():
+            self.entries[k] = self._entry(k, entry)
             spans.append((self.entries[k][2], self.entries[k][3], k))
         spans.sort()
         end = 0

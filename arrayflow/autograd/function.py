@@ -94,7 +94,7 @@ class FunctionCtx:
                 f"saved tensors were freed by backward(). Specify retain_graph=True if you "
                 f"need to backward through the graph a second time or if you need to access "
                 f"saved tensors after calling backward.")
-        out = []
+        out: list = []
         for entry in self._saved:
             if entry is None:
                 out.append(None)

@@ -270,7 +270,7 @@ def _tensor_residuals(node):
     return tuple(res)
 
 
-_node_classes: dict[str, type] = {}
+_node_classes: dict[tuple[str, type], type] = {}
 
 
 def _is_arr(a) -> bool:

@@ -14,13 +14,14 @@ Run ``python -m arrayflow.examples.scalar_tensor`` to see both.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import arrayflow as af
 
 __all__ = ["ScalarTensor", "ScalarTensorFallback", "HANDLED_FUNCTIONS", "implements",
            "ensure_tensor", "conformance_instance"]
 
-HANDLED_FUNCTIONS = {}
+HANDLED_FUNCTIONS: dict[Callable, Callable] = {}
 
 
 class ScalarTensor:

@@ -338,6 +338,7 @@ def _test_size_arg(value: str):
                 f"{DIGITS_CLASSES} of the {DIGITS_SAMPLES} images in each split "
                 f"(a count in [{lo}, {hi}], a fraction in "
                 f"[{lo / DIGITS_SAMPLES:.4f}, {hi / DIGITS_SAMPLES:.4f}])")
+    v: int | float
     try:
         v = int(value)
     except ValueError:

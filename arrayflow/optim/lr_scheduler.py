@@ -86,9 +86,8 @@ class LRScheduler:
             values = self.get_lr()
         else:
             self.last_epoch = epoch
-            values = self._closed_form_lr()
-            if values is None:
-                values = self.get_lr()
+            closed = self._closed_form_lr()
+            values = self.get_lr() if closed is None else closed
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]

@@ -176,7 +176,7 @@ class OpCase:
         """The reference implementation (NumPy's same-named function by default)."""
         if self.reference is not None:
             return self.reference
-        obj = np
+        obj: Any = np
         for part in self.op.split("."):
             obj = getattr(obj, part)
         return obj

@@ -132,7 +132,7 @@ def build(case: OpCase, seed: int = 0, *, sample=None):
     from arrayflow.ops import OPS
 
     args, kwargs = case.sample(seed) if sample is None else sample
-    slots = []  # (i, j or None)
+    slots: list[tuple[int, int | None]] = []
     for i, a in enumerate(args):
         if _is_f64(a):
             slots.append((i, None))

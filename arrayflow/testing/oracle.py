@@ -702,7 +702,8 @@ def _extra_cases() -> list[OpCase]:
                      "divide": _away, "atan2": None, "hypot": None, "logaddexp": None,
                      "maximum": None, "minimum": None}
     for name, den in smooth_binary.items():
-        spec = (lambda s, d, den=den: den(s, d)) if den else (lambda s, d: _a(s, d))
+        spec: Callable[..., Any] = (
+            (lambda s, d, den=den: den(s, d)) if den else (lambda s, d: _a(s, d)))
         c += [OpCase(name, _inputs(_a((2, 1, 3), f64), spec((4, 1), f64)),
                      label="broadcast-3d-float64"),
               OpCase(name, _inputs(_a((), f32), spec((2, 3), f32)), label="0d-with-2d-float32"),
