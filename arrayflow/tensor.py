@@ -37,7 +37,7 @@ from .ops import linalg as _la
 from .ops import manipulation as _m
 from .ops import reductions as _r
 from .ops import searching as _s
-from .ops._registry import _dispatch, overridable_method, register_tensor_type
+from .ops._registry import _dispatch, install, overridable_method
 from .ops.chunking import persist, rechunk
 from .overrides import DisableArrayflowFunctionSubclass
 
@@ -1648,4 +1648,4 @@ from . import _tensor_methods  # noqa: E402 - PyTorch's methods beyond the stand
 
 _tensor_methods.install(Tensor)
 
-register_tensor_type(Tensor)
+install(tensor=Tensor)  # the op layer wraps results in this class

@@ -23,14 +23,18 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "arrayflow"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("_dtypes", "_format", "_typing")),           # no arrayflow imports at all
     ("backend", ("_backend", "_device", "_info", "plugin", "backends", "cuda")),
+    # the __arrayflow_function__ protocol (which arguments, order, modes, switches): below
+    # the op table, whose wrapper calls it on every op; told the Tensor class by ops.install
+    ("protocol", ("_dispatch",)),
     ("ops", ("ops", "fft")),                               # the op table, its forwards/VJPs
     ("autograd", ("autograd",)),
+    # the public face of the protocol and its testing API (which reads the op table)
     ("dispatch", ("overrides", "_overrides")),
     # functions composed from ops that dispatch through ``overrides.overridable``
     ("composed", ("ops.norms", "linalg", "_lazy")),
     # the Tensor class, its PyTorch methods and PyTorch's function spellings of them
     ("tensor", ("tensor", "_tensor_methods", "ops.torch_functions", "_serialize")),
-    ("nn/optim", ("nn", "optim", "utils")),
+    ("nn/optim", ("nn", "optim", "utils", "func")),
     ("api", ("",)),                                        # ``arrayflow/__init__.py``
     ("top", ("examples", "testing")),                      # users of the public API
 ]

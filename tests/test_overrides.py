@@ -280,7 +280,11 @@ def test_mode_can_replace_results_and_not_implemented_message_names_mode():
 
     with Fake():
         assert af.zeros(3) == "fake zeros"
-        assert af.ones(2).tolist() == [1.0, 1.0]
+        # a mode that declines a call nothing else overrides: TypeError, as PyTorch
+        # ("all __torch_function__ handlers returned NotImplemented"); arrayflow ran the
+        # implementation here before (tests/test_overrides_protocol.py compares)
+        with pytest.raises(TypeError, match=r"'arrayflow.ones' .*\(active mode: Fake\)"):
+            af.ones(2)
         with pytest.raises(TypeError, match=r"active mode: Fake"):
             af.mul(ScalarTensor(2, 1), 2)
 

@@ -28,8 +28,7 @@ __all__ = [
 
 
 def _install():
-    _registry._record_hook = _graph.record
-    _registry._grad_enabled = _enabled.get
+    _registry.install(record=_graph.record, grad_enabled=_enabled.get)
     _views.install()
 
 

@@ -271,4 +271,4 @@ def install():
         op_ = _registry.OPS.get(name)
         if op_ is not None:
             op_.view = VIEW_OPS[name]
-    _registry._view_hook = on_view
+    _registry.install(view=on_view)

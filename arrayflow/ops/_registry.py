@@ -25,16 +25,16 @@ The public signature (``inspect.signature(af.exp)``) is the forward's minus
 
 from __future__ import annotations
 
-import contextvars
 import inspect
 import re
 from typing import Any
 
 from .. import _backend, _device, _dtypes
+from .. import _dispatch as _proto
 from .._backend import BackendMismatchError
 
-__all__ = ["Op", "AliasOp", "op", "alias", "OPS", "ALIASES", "SECTIONS", "DTYPE_CATEGORIES", "register_tensor_type", "unwrap",
-           "wrap"]
+__all__ = ["Op", "AliasOp", "op", "alias", "OPS", "ALIASES", "SECTIONS", "DTYPE_CATEGORIES",
+           "install", "unwrap", "wrap"]
 
 OPS: dict[str, Op] = {}
 """Every op by qualified name (``"linalg.det"``), in registration order."""
@@ -75,48 +75,57 @@ DTYPE_CATEGORIES: dict[str, str] = {
 }
 """The standard's input dtype categories, by key (:attr:`Op.dtypes`)."""
 
-# Filled by arrayflow.tensor (dependency injection keeps imports flowing one way).
+# What the layers above provide, filled in by :func:`install` (imports flow one way: ops
+# sits below autograd and tensor). Read at call time as ``_registry.Tensor``; never
+# ``from ..ops._registry import Tensor`` at module level (that binds the placeholder).
 Tensor: type = type(None)
-_override_hook = None  # arrayflow.overrides.handle, installed by arrayflow.overrides
-_mode_hook = None  # runs the innermost ArrayflowFunctionMode, installed by arrayflow.overrides
-_DISABLED_IMPL = object()  # arrayflow.overrides.disabled_arrayflow_function_impl
+_record_hook = None  # autograd.graph.record: record a backward node for an op call
+_grad_enabled = bool  # autograd's grad-mode getter (no autograd: a call never records)
+_view_hook = None  # autograd._views.on_view: make a view op's output a view of its input
 
 
-class DispatchState:
-    """Dispatch switches of the current context: active modes, disabled dispatch."""
+def install(*, tensor: type | None = None, record=None, grad_enabled=None, view=None) -> None:
+    """The one injection point of the op layer: what the layers above it provide.
 
-    __slots__ = ("modes", "disable_subclass", "disable_all")
+    Called by :mod:`arrayflow.autograd` (``record``, ``grad_enabled``, ``view``) and by
+    :mod:`arrayflow.tensor` (``tensor``), once each at import; arguments left None keep
+    their current value.
 
-    def __init__(self, modes=(), disable_subclass=False, disable_all=False):
-        self.modes = modes
-        self.disable_subclass = disable_subclass
-        self.disable_all = disable_all
+    Parameters
+    ----------
+    tensor : type, optional
+        The Tensor class: what ops wrap their results in, and the one type that never
+        takes part in ``__arrayflow_function__`` dispatch (handed on to
+        :mod:`arrayflow._dispatch`).
+    record : callable, optional
+        ``record(op, backend, outputs, residuals, inputs)``: attach a backward node.
+    grad_enabled : callable, optional
+        ``grad_enabled() -> bool``: whether grad mode is on in this context.
+    view : callable, optional
+        ``view(op, backend, base, args, kwargs, out, residuals)``: make ``out`` a view.
+    """
+    global Tensor, _record_hook, _grad_enabled, _view_hook
+    if tensor is not None:
+        Tensor = tensor
+        _proto._set_tensor_type(tensor)
+    if record is not None:
+        _record_hook = record
+    if grad_enabled is not None:
+        _grad_enabled = grad_enabled
+    if view is not None:
+        _view_hook = view
 
 
-# None in the common case: one ContextVar read per call is the whole cost of the check.
-_dispatch_state: contextvars.ContextVar[DispatchState | None] = contextvars.ContextVar(
-    "arrayflow_dispatch_state", default=None)
-_subclass_cache: dict = {}
-
-
-def _subclass_dispatches(cls) -> bool:
-    """Whether instances of Tensor subclass ``cls`` go through ``__arrayflow_function__``."""
-    r = _subclass_cache.get(cls)
-    if r is None:
-        impl = cls.__arrayflow_function__
-        r = getattr(impl, "__func__", impl) is not _DISABLED_IMPL
-        _subclass_cache[cls] = r
-    return r
-# Installed by arrayflow.autograd: records a backward node for an op call.
-_record_hook = None
-_grad_enabled = bool  # replaced by the grad-mode ContextVar's getter
-# Installed by arrayflow.autograd: makes the output of a view op a view of its input.
-_view_hook = None
+# The __arrayflow_function__ protocol is arrayflow._dispatch; these names are its, kept
+# here for the wrapper's hot path and for older imports.
+_dispatch_state = _proto.state  # one ContextVar read per call; None in the common case
+_takes_part = _proto.type_takes_part
+_subclass_dispatches = _proto.type_dispatches
+overridable_method = _proto.overridable_method
 
 _DType = _dtypes.DType
 _DEVICE_TYPES = (str, _device.device)  # device= values mapped onto a backend
-_PASS = frozenset({int, float, bool, complex, type(None), str, slice, type(Ellipsis),
-                   _dtypes.DType})
+_PASS = _proto.PASS_TYPES  # never take part in dispatch; passed to the forward as they are
 _NUMBERS = frozenset({int, float, bool, complex})
 
 TORCH_KEYWORDS = frozenset({
@@ -152,11 +161,6 @@ def _public_annotation(ann):
         return ann
     return re.sub(r"\bArray\b", "Tensor", ann)
 
-
-def register_tensor_type(cls: type) -> None:
-    """Called once by :mod:`arrayflow.tensor` to tell the registry what a Tensor is."""
-    global Tensor
-    Tensor = cls
 
 
 class Op:
@@ -213,13 +217,16 @@ class Op:
     torch_name : str or None
         The ``torch`` function computing the same thing (default: ``name``), None when
         PyTorch has none. Documentation and the oracle's cross-check read it.
+    identity : callable or None
+        ``identity(backend, *raw_args, **kwargs)``: True when the call would return its
+        first argument unchanged; the op then returns that Tensor itself (``asarray``).
     """
 
     def __init__(self, name, forward, *, differentiable=True, creation=False, out="tensor",
                  backend_arg=None, convert_dtypes=True, module="arrayflow", doc=None,
                  promote=None, floating=False, mixed_kinds="promote", section=None,
                  dtypes=None, aliases=(), torch_name=..., complex_ok=False, vjp=None,
-                 res_needs=None, jvp=None):
+                 res_needs=None, jvp=None, identity=None):
         if section is not None and section not in SECTIONS:
             raise ValueError(f"arrayflow.ops.op: section={section!r} for {name!r}; expected "
                              f"one of {sorted(SECTIONS)}")
@@ -246,7 +253,7 @@ class Op:
         # identity(backend, *raw_args, **kwargs) -> True when the call returns its first
         # argument unchanged: the op then returns that Tensor itself (PyTorch's
         # ``as_tensor(t) is t``), so later writes to either are seen by both.
-        self.identity = None
+        self.identity = identity
         self.creation = creation
         self.out = out
         self.__name__ = name.rsplit(".", 1)[-1]
@@ -451,17 +458,19 @@ def _mismatch(op_: Op, a: _backend.Backend, b: _backend.Backend) -> BackendMisma
     )
 
 
-def _scan_seq(op_, seq, backend, overloaded, gi, i, plain_sub=False, no_over=False):
-    """Unwrap Tensors inside a list/tuple argument; returns (new_seq, backend).
+def _scan_seq(op_, seq, backend, gi, i, st):
+    """Unwrap Tensors inside a list/tuple argument; returns ``(new_seq, backend, over)``,
+    ``over`` true when an element takes part in dispatch (:mod:`arrayflow._dispatch`).
 
     Tensors that require grad are appended to ``gi`` with position ``(i, j)``.
     """
     out = None
+    over = False
     for j, e in enumerate(seq):
         te = type(e)
         if te in _PASS:
             continue
-        if isinstance(e, Tensor) and (te is Tensor or plain_sub or not _subclass_dispatches(te)):
+        if te is Tensor or (not _takes_part(te, st) and isinstance(e, Tensor)):
             b = e._backend
             if backend is None:
                 backend = b
@@ -472,27 +481,31 @@ def _scan_seq(op_, seq, backend, overloaded, gi, i, plain_sub=False, no_over=Fal
             out[j] = e._cell.array
             if e._requires_grad:
                 gi.append((e, (i, j)))
-        elif not no_over and hasattr(te, "__arrayflow_function__"):
-            overloaded.append(e)
+        elif _takes_part(te, st):
+            over = True
     if out is None:
-        return seq, backend
-    return (tuple(out) if type(seq) is tuple else out), backend
+        return seq, backend, over
+    return (tuple(out) if type(seq) is tuple else out), backend, over
+
+
+def _seq_takes_part(seq, st) -> bool:
+    for e in seq:
+        te = type(e)
+        if te is not Tensor and te not in _PASS and _takes_part(te, st):
+            return True
+    return False
 
 
 def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
     """Run ``op_`` on ``args``; ``public`` is the function overrides see (a Tensor operator
     passes itself, as PyTorch passes ``Tensor.__add__``); default the op."""
     backend = None
-    overloaded = None
+    over = False  # an argument takes part in __arrayflow_function__ dispatch
     uargs = None
     scalars = None
     has_dtype = False
     gi = []  # (Tensor, (param index, element index)) for inputs that require grad
     st = _dispatch_state.get()
-    plain_sub = no_over = False
-    if st is not None:
-        plain_sub = st.disable_subclass or st.disable_all
-        no_over = st.disable_all
     for i, a in enumerate(args):
         t = type(a)
         if t is Tensor:
@@ -515,15 +528,15 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
         elif t is tuple or t is list:
             if i in op_.array_pos:
                 raise _not_array(_named(op_, public), i, a)
-            if overloaded is None:
-                overloaded = []
-            new, backend = _scan_seq(_named(op_, public), a, backend, overloaded, gi, i,
-                                     plain_sub, no_over)
+            new, backend, o = _scan_seq(_named(op_, public), a, backend, gi, i, st)
+            over = over or o
             if new is not a:
                 if uargs is None:
                     uargs = list(args)
                 uargs[i] = new
-        elif isinstance(a, Tensor) and (plain_sub or not _subclass_dispatches(t)):
+        elif _takes_part(t, st):
+            over = True
+        elif isinstance(a, Tensor):  # a subclass that takes no part: a plain Tensor
             b = a._backend
             if backend is None:
                 backend = b
@@ -534,10 +547,6 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
             uargs[i] = a._cell.array
             if a._requires_grad:
                 gi.append((a, (i, None)))
-        elif not no_over and hasattr(t, "__arrayflow_function__"):
-            if overloaded is None:
-                overloaded = []
-            overloaded.append(a)
         elif not op_.creation:
             b = _backend.backend_of_array(a)
             if b is not None and b.python_scalar(a) is not None:
@@ -559,8 +568,16 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
         kwargs = dict(kwargs)
         for k, v in okwargs.items():
             t = type(v)
-            if t is Tensor or (isinstance(v, Tensor) and (
-                    plain_sub or not _subclass_dispatches(t))):
+            if t is not Tensor:
+                if t in _PASS:
+                    continue
+                if t is tuple or t is list:
+                    over = over or _seq_takes_part(v, st)
+                    continue
+                if _takes_part(t, st):
+                    over = True
+                    continue
+            if t is Tensor or isinstance(v, Tensor):
                 b = v._backend
                 if backend is None:
                     backend = b
@@ -569,18 +586,9 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
                 kwargs[k] = v._cell.array
                 if v._requires_grad:
                     gi.append((v, (op_.param_index.get(k, -1), None)))
-            elif t in _PASS or t is tuple:
-                continue
-            elif not no_over and hasattr(t, "__arrayflow_function__"):
-                if overloaded is None:
-                    overloaded = []
-                overloaded.append(v)
-    if st is not None and st.modes and not no_over:
-        r = _mode_hook(public or op_, args, okwargs, overloaded)
-        if r is not NotImplemented:
-            return r
-    if overloaded and _override_hook is not None:
-        return _override_hook(public or op_, overloaded, args, okwargs)
+    if over or (st is not None and st.modes and not st.disable_all):
+        # an argument overrides or a mode is active: the protocol decides
+        return _proto.dispatch_call(public or op_, args, okwargs)
     if scalars is not None:
         if backend is None:
             backend = scalars[0][1]
@@ -835,48 +843,6 @@ def _known_shapes(op_: Op, backend, out):
     if not isinstance(out, (tuple, list)):
         return fixed[0]
     return type(out)(*fixed) if hasattr(out, "_fields") else type(out)(fixed)
-
-
-def relevant_overrides(args, kwargs):
-    """The arguments (and list/tuple elements) that override, under the current switches."""
-    st = _dispatch_state.get()
-    if st is not None and st.disable_all:
-        return []
-    plain_sub = st is not None and st.disable_subclass
-    out = []
-    for a in (*args, *kwargs.values()):
-        items = a if type(a) in (list, tuple) else (a,)
-        for e in items:
-            t = type(e)
-            if t is Tensor or t in _PASS or not hasattr(t, "__arrayflow_function__"):
-                continue
-            if isinstance(e, Tensor) and (plain_sub or not _subclass_dispatches(t)):
-                continue
-            out.append(e)
-    return out
-
-
-def overridable_method(fn):
-    """Make a Tensor method dispatch like the functions, with the method as ``func``."""
-    import functools
-
-    @functools.wraps(fn)
-    def method(self, *args, **kwargs):
-        st = _dispatch_state.get()
-        if type(self) is Tensor and st is None and not kwargs and all(
-                type(a) in _PASS or type(a) is Tensor for a in args):
-            return fn(self, *args)
-        overloaded = relevant_overrides((self, *args), kwargs)
-        if st is not None and st.modes and not st.disable_all:
-            r = _mode_hook(method, (self, *args), kwargs, overloaded)
-            if r is not NotImplemented:
-                return r
-        if overloaded:
-            return _override_hook(method, overloaded, (self, *args), kwargs)
-        return fn(self, *args, **kwargs)
-
-    method._arrayflow_method = True
-    return method
 
 
 def _wrap1(arr, backend):

@@ -16,7 +16,7 @@ import warnings
 import pytest
 
 import arrayflow as af
-from arrayflow import overrides
+from arrayflow import _dispatch, overrides
 
 torch = pytest.importorskip("torch")
 
@@ -87,7 +87,7 @@ def test_each_form_receives_what_pytorch_passes(form):
 
 def test_plain_method_warns_once_per_process_like_pytorch():
     Plain, Klass, Static, calls = _ducks("arrayflow")
-    overrides._plain_method_warned = False  # as in a fresh process
+    _dispatch._plain_method_warned = False  # as in a fresh process
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         af.mean(Klass("k"))
@@ -168,7 +168,7 @@ def test_modes_with_either_form_do_not_warn():
             seen.append(func)
             return func(*args, **(kwargs or {}))
 
-    overrides._plain_method_warned = False
+    _dispatch._plain_method_warned = False
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         with PlainMode():
@@ -176,7 +176,7 @@ def test_modes_with_either_form_do_not_warn():
         with ClassMode():
             af.ones(2)
     assert w == [] and seen == [af.zeros, af.ones]
-    overrides._plain_method_warned = True
+    _dispatch._plain_method_warned = True
 
 
 def test_protocol_method_is_the_one_lookup():
