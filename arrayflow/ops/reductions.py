@@ -1,223 +1,30 @@
 """Statistical and utility reductions (array API standard 2025.12,
 "Statistical Functions" and "Utility Functions").
+
+Each op is one unit: its ``@op(...)`` metadata, its forward, and its VJP right after.
 """
 
 from __future__ import annotations
 
+import math
+
+from .._dtypes import DType
+from .._typing import Array, Axis
 from ._registry import op
+from ._vjp_util import along as _along
+from ._vjp_util import cj as _cj
+from ._vjp_util import norm_axes as _norm_axes
+from ._vjp_util import rev_cumsum as _rev_cumsum
+from ._vjp_util import unreduce as _unreduce
 
 __all__ = ["sum", "prod", "mean", "std", "var", "max", "min", "cumulative_sum",
            "cumulative_prod", "all", "any", "diff"]
 
-_REDUCE_DOC = """{summary}
 
-Parameters
-----------
-x : Tensor
-axis : int, tuple of int or None
-    Axes to reduce; None reduces all.
-keepdims : bool
-    Keep reduced axes with size 1.
-
-Returns
--------
-Tensor
-    ``x``'s shape without (or with size-1) reduced axes.
-
-Source: array API standard 2025.12, ``{name}``.
-"""
-
-
-@op("sum", doc=_REDUCE_DOC.format(summary="Sum of elements; ``dtype`` sets the accumulator "
-                                  "and result dtype.", name="sum"))
-def sum(xp, x, /, *, axis=None, dtype=None, keepdims=False):
-    return xp.sum(x, axis=axis, dtype=dtype, keepdims=keepdims), (x.shape, axis, keepdims)
-
-
-@op("prod", doc=_REDUCE_DOC.format(summary="Product of elements.", name="prod"))
-def prod(xp, x, /, *, axis=None, dtype=None, keepdims=False):
-    y = xp.prod(x, axis=axis, dtype=dtype, keepdims=keepdims)
-    return y, (x, y, axis, keepdims)
-
-
-@op("mean", doc=_REDUCE_DOC.format(summary="Arithmetic mean (floating input).", name="mean"))
-def mean(xp, x, /, *, axis=None, keepdims=False):
-    return xp.mean(x, axis=axis, keepdims=keepdims), (x.shape, axis, keepdims)
-
-
-@op("std", doc=_REDUCE_DOC.format(
-    summary="Standard deviation; ``correction`` is Bessel's (0: population, 1: sample). "
-            "Note PyTorch's default is 1, the standard's 0.", name="std"))
-def std(xp, x, /, *, axis=None, correction=0.0, keepdims=False):
-    y = xp.std(x, axis=axis, correction=correction, keepdims=keepdims)
-    return y, (x, y, axis, correction, keepdims)
-
-
-@op("var", doc=_REDUCE_DOC.format(
-    summary="Variance; ``correction`` as in :func:`std`.", name="var"))
-def var(xp, x, /, *, axis=None, correction=0.0, keepdims=False):
-    return xp.var(x, axis=axis, correction=correction, keepdims=keepdims), (
-        x, axis, correction, keepdims)
-
-
-@op("max", doc=_REDUCE_DOC.format(summary="Maximum (NaN-propagating). Returns values only: "
-                                  "PyTorch's ``max(dim)`` also returns indices.", name="max"))
-def max(xp, x, /, *, axis=None, keepdims=False):
-    y = xp.max(x, axis=axis, keepdims=keepdims)
-    return y, (x, y, axis, keepdims)
-
-
-@op("min", doc=_REDUCE_DOC.format(summary="Minimum (NaN-propagating).", name="min"))
-def min(xp, x, /, *, axis=None, keepdims=False):
-    y = xp.min(x, axis=axis, keepdims=keepdims)
-    return y, (x, y, axis, keepdims)
-
-
-@op("cumulative_sum")
-def cumulative_sum(xp, x, /, *, axis=None, dtype=None, include_initial=False):
-    """Cumulative sum along ``axis`` (may be None only for 1-D ``x``).
-
-    ``include_initial`` prepends a zero. Source: array API standard 2025.12,
-    ``cumulative_sum`` (PyTorch ``cumsum``).
-    """
-    if x.ndim == 0:  # the standard leaves 0-d open: PyTorch's 0-d result (backends differ)
-        y = _cumulative_0d(xp, xp.cumulative_sum, x, dtype, include_initial)
-        return y, (x.shape, axis, include_initial)
-    return xp.cumulative_sum(x, axis=axis, dtype=dtype, include_initial=include_initial), (
-        x.shape, axis, include_initial)
-
-
-def _cumulative_0d(xp, fn, x, dtype, include_initial):
-    """``cumsum``/``cumprod`` of a 0-d ``x`` as PyTorch: 0-d (``include_initial``: shape (2,))."""
-    y = fn(xp.reshape(x, (1,)), axis=0, dtype=dtype, include_initial=include_initial)
-    return y if include_initial else xp.reshape(y, ())
-
-
-@op("cumulative_prod")
-def cumulative_prod(xp, x, /, *, axis=None, dtype=None, include_initial=False):
-    """Cumulative product along ``axis``; ``include_initial`` prepends a one.
-
-    Source: array API standard 2025.12, ``cumulative_prod`` (PyTorch ``cumprod``).
-    """
-    if x.ndim == 0:  # the standard leaves 0-d open: PyTorch's 0-d result (backends differ)
-        y = _cumulative_0d(xp, xp.cumulative_prod, x, dtype, include_initial)
-        return y, (x, y, axis, include_initial)
-    y = xp.cumulative_prod(x, axis=axis, dtype=dtype, include_initial=include_initial)
-    return y, (x, y, axis, include_initial)
-
-
-@op("all", differentiable=False, doc=_REDUCE_DOC.format(
-    summary="Whether all elements are true (logical AND reduction).", name="all"))
-def all(xp, x, /, *, axis=None, keepdims=False):
-    return xp.all(x, axis=axis, keepdims=keepdims)
-
-
-@op("any", differentiable=False, doc=_REDUCE_DOC.format(
-    summary="Whether any element is true (logical OR reduction).", name="any"))
-def any(xp, x, /, *, axis=None, keepdims=False):
-    return xp.any(x, axis=axis, keepdims=keepdims)
-
-
-@op("diff")
-def diff(xp, x, /, *, axis=-1, n=1, prepend=None, append=None):
-    """``n``-th forward difference along ``axis``, with optional ``prepend``/``append``.
-
-    ``prepend``/``append`` are joined to ``x`` with ``concat`` here rather than
-    handed to the backend (NumPy's ``diff`` reads ``None`` as data; Dask's
-    computes them); a 0-d or Python scalar one counts as one slice along ``axis``.
-
-    Source: array API standard 2025.12, ``diff``.
-    """
-    y = x
-    if prepend is not None or append is not None:
-        parts = [_diff_edge(xp, prepend, x, axis), x, _diff_edge(xp, append, x, axis)]
-        y = xp.concat([p for p in parts if p is not None], axis=axis)
-    return xp.diff(y, axis=axis, n=n), (x.shape, axis, n, prepend, append)
-
-
-def _diff_edge(xp, v, x, axis):
-    if v is None or getattr(v, "ndim", 0):
-        return v
-    shape = list(x.shape)
-    shape[axis] = 1
-    if not hasattr(v, "ndim"):
-        v = xp.asarray(v, dtype=x.dtype)
-    return xp.broadcast_to(v, tuple(shape))
-
-
-# --- VJPs ------------------------------------------------------------------------------------
-
-import math  # noqa: E402
-
-from ._vjp_util import along as _along  # noqa: E402
-from ._vjp_util import cj as _cj  # noqa: E402
-from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
-from ._vjp_util import norm_axes as _norm_axes  # noqa: E402
-from ._vjp_util import rev_cumsum as _rev_cumsum  # noqa: E402
-from ._vjp_util import unreduce as _unreduce  # noqa: E402
-
-
-@sum.defvjp
-def _sum_vjp(xp, res, g):
-    shape, axis, keepdims = res
-    return (_unreduce(xp, g, shape, axis, keepdims),)
-
-
-@mean.defvjp
-def _mean_vjp(xp, res, g):
-    shape, axis, keepdims = res
-    n = 1
-    for a in _norm_axes(axis, len(shape)):
-        n *= shape[a]
-    return (_unreduce(xp, g, shape, axis, keepdims) / n,)
-
-
-def _prod_of_others(xp, x, axes):
-    """Product of all elements along ``axes`` except each one (exact with zeros)."""
-    nd = x.ndim
-    rest = [a for a in range(nd) if a not in axes]
-    perm = tuple(rest) + tuple(axes)
-    xm = xp.permute_dims(x, perm)
-    lead = tuple(xm.shape[: len(rest)])
-    k = 1
-    for a in axes:
-        k *= x.shape[a]
-    xm = xp.reshape(xm, lead + (k,))
-    left = xp.cumulative_prod(xm, axis=-1, include_initial=True)[..., :-1]
-    right = xp.flip(xp.cumulative_prod(xp.flip(xm, axis=-1), axis=-1, include_initial=True),
-                    axis=-1)[..., 1:]
-    others = xp.reshape(left * right, tuple(x.shape[a] for a in perm))
-    inv = [0] * nd
-    for i, p in enumerate(perm):
-        inv[p] = i
-    return xp.permute_dims(others, tuple(inv))
-
-
-@prod.defvjp
-def _prod_vjp(xp, res, g):
-    # The product of the others (exact with zeros, as PyTorch's prod_backward), conjugated.
-    x, y, axis, keepdims = res
-    axes = _norm_axes(axis, x.ndim)
-    gx = _unreduce(xp, g, x.shape, axis, keepdims)
-    if not axes:
-        return (gx,)
-    return (gx * _cj(xp, _prod_of_others(xp, x, axes)),)
-
-
-def _extreme_vjp(xp, res, g):
-    # PyTorch's amax/amin rule: the gradient is split evenly among tied extremes.
-    x, y, axis, keepdims = res
-    ye = _unreduce(xp, y, x.shape, axis, keepdims)
-    mask = xp.astype(x == ye, g.dtype)
-    count = _unreduce(xp, xp.sum(mask, axis=axis, keepdims=True), x.shape, axis, True)
-    return (_unreduce(xp, g, x.shape, axis, keepdims) * mask / count,)
-
-
-max.defvjp(_extreme_vjp)
-min.defvjp(_extreme_vjp)
-
+# --- helpers shared by several ops ------------------------------------------------------------
 
 def _n_reduced(shape, axis):
+    """Number of elements a reduction over ``axis`` of an array of ``shape`` combines."""
     n = 1
     for a in _norm_axes(axis, len(shape)):
         n *= shape[a]
@@ -241,10 +48,191 @@ def _var_grad(xp, x, ge, axis, correction):
     return scale * ge * centered
 
 
-@var.defvjp
-def _var_vjp(xp, res, g):
-    x, axis, correction, keepdims = res
-    return (_var_grad(xp, x, _unreduce(xp, g, x.shape, axis, keepdims), axis, correction),)
+def _extreme_vjp(xp, res, g):
+    """VJP of ``max``/``min``: PyTorch's amax/amin rule, the gradient split evenly among
+    tied extremes."""
+    x, y, axis, keepdims = res
+    ye = _unreduce(xp, y, x.shape, axis, keepdims)
+    mask = xp.astype(x == ye, g.dtype)
+    count = _unreduce(xp, xp.sum(mask, axis=axis, keepdims=True), x.shape, axis, True)
+    return (_unreduce(xp, g, x.shape, axis, keepdims) * mask / count,)
+
+
+def _prod_of_others(xp, x, axes):
+    """Product of all elements along ``axes`` except each one (exact with zeros)."""
+    nd = x.ndim
+    rest = [a for a in range(nd) if a not in axes]
+    perm = tuple(rest) + tuple(axes)
+    xm = xp.permute_dims(x, perm)
+    lead = tuple(xm.shape[: len(rest)])
+    k = 1
+    for a in axes:
+        k *= x.shape[a]
+    xm = xp.reshape(xm, lead + (k,))
+    left = xp.cumulative_prod(xm, axis=-1, include_initial=True)[..., :-1]
+    right = xp.flip(xp.cumulative_prod(xp.flip(xm, axis=-1), axis=-1, include_initial=True),
+                    axis=-1)[..., 1:]
+    others = xp.reshape(left * right, tuple(x.shape[a] for a in perm))
+    inv = [0] * nd
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return xp.permute_dims(others, tuple(inv))
+
+
+def _cumulative_0d(xp, fn, x, dtype, include_initial):
+    """``cumsum``/``cumprod`` of a 0-d ``x`` as PyTorch: 0-d (``include_initial``: shape (2,))."""
+    y = fn(xp.reshape(x, (1,)), axis=0, dtype=dtype, include_initial=include_initial)
+    return y if include_initial else xp.reshape(y, ())
+
+
+# --- statistical functions ---------------------------------------------------------------------
+
+@op("sum", section="statistical", dtypes="numeric", complex_ok=True)
+def sum(xp, x: Array, /, *, axis: Axis = None, dtype: DType | None = None,
+        keepdims: bool = False):
+    """Sum of the elements of ``x`` over ``axis``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Input, numeric dtype.
+    axis : int, tuple of int or None
+        Axes to reduce; None (default) reduces all.
+    dtype : DType, optional
+        Accumulator and result dtype. Default: ``x``'s dtype (the standard widens
+        integers of the default kind; the backend decides).
+    keepdims : bool
+        Keep the reduced axes with size 1.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape without (or, with ``keepdims``, with size-1) reduced axes;
+        ``dtype`` or the backend's sum dtype for ``x``.
+
+    Notes
+    -----
+    Source: array API standard 2025.12, "Statistical Functions", ``sum``; PyTorch's
+    ``dim``/``keepdim`` spellings are accepted too. The gradient broadcasts back.
+    """
+    return xp.sum(x, axis=axis, dtype=dtype, keepdims=keepdims), (x.shape, axis, keepdims)
+
+
+@sum.defvjp
+def _sum_vjp(xp, res, g):
+    shape, axis, keepdims = res
+    return (_unreduce(xp, g, shape, axis, keepdims),)
+
+
+@op("prod", section="statistical", dtypes="numeric", complex_ok=True)
+def prod(xp, x: Array, /, *, axis: Axis = None, dtype: DType | None = None,
+         keepdims: bool = False):
+    """Product of the elements of ``x`` over ``axis``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Input, numeric dtype.
+    axis : int, tuple of int or None
+        Axes to reduce; None (default) reduces all.
+    dtype : DType, optional
+        Accumulator and result dtype. Default: ``x``'s dtype (the backend decides
+        the widening of integers).
+    keepdims : bool
+        Keep the reduced axes with size 1.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape without (or with size-1) reduced axes.
+
+    Notes
+    -----
+    Source: array API standard 2025.12, "Statistical Functions", ``prod``. The
+    gradient is PyTorch's ``prod_backward``: the product of the other elements, exact
+    with zeros.
+    """
+    y = xp.prod(x, axis=axis, dtype=dtype, keepdims=keepdims)
+    # y is saved though the VJP does not read it: PyTorch's ProdBackward0 saves the
+    # result, so an in-place change of the output makes backward raise, as there.
+    return y, (x, y, axis, keepdims)
+
+
+@prod.defvjp
+def _prod_vjp(xp, res, g):
+    # The product of the others (exact with zeros, as PyTorch's prod_backward), conjugated.
+    x, _y, axis, keepdims = res
+    axes = _norm_axes(axis, x.ndim)
+    gx = _unreduce(xp, g, x.shape, axis, keepdims)
+    if not axes:
+        return (gx,)
+    return (gx * _cj(xp, _prod_of_others(xp, x, axes)),)
+
+
+@op("mean", section="statistical", dtypes="floating", complex_ok=True)
+def mean(xp, x: Array, /, *, axis: Axis = None, keepdims: bool = False):
+    """Arithmetic mean of the elements of ``x`` over ``axis``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Input, floating dtype (the standard's requirement; an integer input is
+        left to the backend).
+    axis : int, tuple of int or None
+        Axes to reduce; None (default) reduces all.
+    keepdims : bool
+        Keep the reduced axes with size 1.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape without (or with size-1) reduced axes, ``x``'s dtype.
+
+    Notes
+    -----
+    Source: array API standard 2025.12, "Statistical Functions", ``mean``.
+    """
+    return xp.mean(x, axis=axis, keepdims=keepdims), (x.shape, axis, keepdims)
+
+
+@mean.defvjp
+def _mean_vjp(xp, res, g):
+    shape, axis, keepdims = res
+    n = 1
+    for a in _norm_axes(axis, len(shape)):
+        n *= shape[a]
+    return (_unreduce(xp, g, shape, axis, keepdims) / n,)
+
+
+@op("std", section="statistical", dtypes="real floating", complex_ok=True)
+def std(xp, x: Array, /, *, axis: Axis = None, correction: int | float = 0.0,
+        keepdims: bool = False):
+    """Standard deviation of the elements of ``x`` over ``axis``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Input, real floating dtype.
+    axis : int, tuple of int or None
+        Axes to reduce; None (default) reduces all.
+    correction : int or float
+        Bessel's correction subtracted from the number of elements (0: population,
+        1: sample). The standard's default 0, not PyTorch's 1.
+    keepdims : bool
+        Keep the reduced axes with size 1.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape without (or with size-1) reduced axes, ``x``'s dtype.
+
+    Notes
+    -----
+    Source: array API standard 2025.12, "Statistical Functions", ``std``. The
+    gradient is PyTorch's ``std_backward`` (0 where the deviation is 0).
+    """
+    y = xp.std(x, axis=axis, correction=correction, keepdims=keepdims)
+    return y, (x, y, axis, correction, keepdims)
 
 
 @std.defvjp
@@ -257,6 +245,148 @@ def _std_vjp(xp, res, g):
     return (_var_grad(xp, x, _unreduce(xp, gy, x.shape, axis, keepdims), axis, correction),)
 
 
+@op("var", section="statistical", dtypes="real floating", complex_ok=True)
+def var(xp, x: Array, /, *, axis: Axis = None, correction: int | float = 0.0,
+        keepdims: bool = False):
+    """Variance of the elements of ``x`` over ``axis``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Input, real floating dtype.
+    axis : int, tuple of int or None
+        Axes to reduce; None (default) reduces all.
+    correction : int or float
+        Bessel's correction as in :func:`std` (default 0, PyTorch's is 1).
+    keepdims : bool
+        Keep the reduced axes with size 1.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape without (or with size-1) reduced axes, ``x``'s dtype.
+
+    Notes
+    -----
+    Source: array API standard 2025.12, "Statistical Functions", ``var``. The
+    gradient is PyTorch's ``var_backward``, its ``n - correction <= 0`` cases included.
+    """
+    return xp.var(x, axis=axis, correction=correction, keepdims=keepdims), (
+        x, axis, correction, keepdims)
+
+
+@var.defvjp
+def _var_vjp(xp, res, g):
+    x, axis, correction, keepdims = res
+    return (_var_grad(xp, x, _unreduce(xp, g, x.shape, axis, keepdims), axis, correction),)
+
+
+# max and min: real-only in the standard, so no complex rule (complex_ok False: raises).
+@op("max", section="statistical", dtypes="real", torch_name="amax", vjp=_extreme_vjp)
+def max(xp, x: Array, /, *, axis: Axis = None, keepdims: bool = False):
+    """Maximum of the elements of ``x`` over ``axis`` (NaN-propagating).
+
+    Parameters
+    ----------
+    x : Tensor
+        Input, real dtype.
+    axis : int, tuple of int or None
+        Axes to reduce; None (default) reduces all.
+    keepdims : bool
+        Keep the reduced axes with size 1.
+
+    Returns
+    -------
+    Tensor
+        The values only (PyTorch's ``max(dim)`` also returns indices: use
+        :func:`argmax`), ``x``'s shape without (or with size-1) reduced axes.
+
+    Raises
+    ------
+    ValueError
+        For a zero-size reduction (eager backends; the standard leaves it undefined).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, "Statistical Functions", ``max``; the
+    value and gradient of PyTorch's ``amax`` (the gradient split evenly among ties).
+    """
+    y = xp.max(x, axis=axis, keepdims=keepdims)
+    return y, (x, y, axis, keepdims)
+
+
+@op("min", section="statistical", dtypes="real", torch_name="amin", vjp=_extreme_vjp)
+def min(xp, x: Array, /, *, axis: Axis = None, keepdims: bool = False):
+    """Minimum of the elements of ``x`` over ``axis`` (NaN-propagating).
+
+    Parameters
+    ----------
+    x : Tensor
+        Input, real dtype.
+    axis : int, tuple of int or None
+        Axes to reduce; None (default) reduces all.
+    keepdims : bool
+        Keep the reduced axes with size 1.
+
+    Returns
+    -------
+    Tensor
+        The values only, ``x``'s shape without (or with size-1) reduced axes.
+
+    Raises
+    ------
+    ValueError
+        For a zero-size reduction (eager backends; the standard leaves it undefined).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, "Statistical Functions", ``min``; the
+    value and gradient of PyTorch's ``amin`` (the gradient split evenly among ties).
+    """
+    y = xp.min(x, axis=axis, keepdims=keepdims)
+    return y, (x, y, axis, keepdims)
+
+
+@op("cumulative_sum", section="statistical", dtypes="numeric", torch_name="cumsum",
+    complex_ok=True)
+def cumulative_sum(xp, x: Array, /, *, axis: int | None = None, dtype: DType | None = None,
+                   include_initial: bool = False):
+    """Cumulative sum of ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Input, numeric dtype. A 0-d ``x`` gives PyTorch's 0-d result (the standard
+        leaves it open).
+    axis : int or None
+        The axis; None only for a 1-D (or 0-d) ``x``.
+    dtype : DType, optional
+        Accumulator and result dtype (default: the backend's for ``x``).
+    include_initial : bool
+        Prepend a zero along ``axis``.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape, ``axis`` one longer with ``include_initial``.
+
+    Raises
+    ------
+    ValueError
+        If ``axis`` is None and ``x`` has more than one dimension.
+
+    Notes
+    -----
+    Source: array API standard 2025.12, "Statistical Functions", ``cumulative_sum``
+    (PyTorch ``cumsum``).
+    """
+    if x.ndim == 0:  # the standard leaves 0-d open: PyTorch's 0-d result (backends differ)
+        y = _cumulative_0d(xp, xp.cumulative_sum, x, dtype, include_initial)
+        return y, (x.shape, axis, include_initial)
+    return xp.cumulative_sum(x, axis=axis, dtype=dtype, include_initial=include_initial), (
+        x.shape, axis, include_initial)
+
+
 @cumulative_sum.defvjp
 def _cumsum_vjp(xp, res, g):
     shape, axis, include_initial = res
@@ -266,6 +396,45 @@ def _cumsum_vjp(xp, res, g):
     if include_initial:
         g = g[_along(axis, len(shape), slice(1, None))]
     return (_rev_cumsum(xp, g, axis),)
+
+
+@op("cumulative_prod", section="statistical", dtypes="numeric", torch_name="cumprod",
+    complex_ok=True)
+def cumulative_prod(xp, x: Array, /, *, axis: int | None = None, dtype: DType | None = None,
+                    include_initial: bool = False):
+    """Cumulative product of ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Input, numeric dtype. A 0-d ``x`` gives PyTorch's 0-d result.
+    axis : int or None
+        The axis; None only for a 1-D (or 0-d) ``x``.
+    dtype : DType, optional
+        Accumulator and result dtype (default: the backend's for ``x``).
+    include_initial : bool
+        Prepend a one along ``axis``.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape, ``axis`` one longer with ``include_initial``.
+
+    Raises
+    ------
+    ValueError
+        If ``axis`` is None and ``x`` has more than one dimension.
+
+    Notes
+    -----
+    Source: array API standard 2025.12, "Statistical Functions", ``cumulative_prod``
+    (PyTorch ``cumprod``; its gradient, zeros included).
+    """
+    if x.ndim == 0:  # the standard leaves 0-d open: PyTorch's 0-d result (backends differ)
+        y = _cumulative_0d(xp, xp.cumulative_prod, x, dtype, include_initial)
+        return y, (x, y, axis, include_initial)
+    y = xp.cumulative_prod(x, axis=axis, dtype=dtype, include_initial=include_initial)
+    return y, (x, y, axis, include_initial)
 
 
 @cumulative_prod.defvjp
@@ -294,6 +463,114 @@ def _cumprod_vjp(xp, res, g):
     return (xp.where(before, gx, xp.where(first, gz, zeros)),)
 
 
+# --- utility functions -------------------------------------------------------------------------
+
+@op("all", section="utility", dtypes="any", differentiable=False)
+def all(xp, x: Array, /, *, axis: Axis = None, keepdims: bool = False):
+    """Whether all elements of ``x`` over ``axis`` are true (logical AND reduction).
+
+    Parameters
+    ----------
+    x : Tensor
+        Input, any dtype (non-zero is true).
+    axis : int, tuple of int or None
+        Axes to reduce; None (default) reduces all.
+    keepdims : bool
+        Keep the reduced axes with size 1.
+
+    Returns
+    -------
+    Tensor
+        Boolean, ``x``'s shape without (or with size-1) reduced axes. Not
+        differentiable.
+
+    Notes
+    -----
+    Source: array API standard 2025.12, "Utility Functions", ``all``.
+    """
+    return xp.all(x, axis=axis, keepdims=keepdims)
+
+
+@op("any", section="utility", dtypes="any", differentiable=False)
+def any(xp, x: Array, /, *, axis: Axis = None, keepdims: bool = False):
+    """Whether any element of ``x`` over ``axis`` is true (logical OR reduction).
+
+    Parameters
+    ----------
+    x : Tensor
+        Input, any dtype (non-zero is true).
+    axis : int, tuple of int or None
+        Axes to reduce; None (default) reduces all.
+    keepdims : bool
+        Keep the reduced axes with size 1.
+
+    Returns
+    -------
+    Tensor
+        Boolean, ``x``'s shape without (or with size-1) reduced axes. Not
+        differentiable.
+
+    Notes
+    -----
+    Source: array API standard 2025.12, "Utility Functions", ``any``.
+    """
+    return xp.any(x, axis=axis, keepdims=keepdims)
+
+
+def _diff_edge(xp, v, x, axis):
+    """``prepend``/``append`` of :func:`diff` as an array: a 0-d or scalar one becomes one
+    slice of ``x`` along ``axis``."""
+    if v is None or getattr(v, "ndim", 0):
+        return v
+    shape = list(x.shape)
+    shape[axis] = 1
+    if not hasattr(v, "ndim"):
+        v = xp.asarray(v, dtype=x.dtype)
+    return xp.broadcast_to(v, tuple(shape))
+
+
+@op("diff", section="utility", dtypes="numeric", complex_ok=True)
+def diff(xp, x: Array, /, *, axis: int = -1, n: int = 1,
+         prepend: Array | int | float | complex | None = None,
+         append: Array | int | float | complex | None = None):
+    """``n``-th forward difference of ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x : Tensor
+        Input, numeric dtype.
+    axis : int
+        The axis (default: the last).
+    n : int
+        Number of times to take the difference (non-negative).
+    prepend, append : Tensor or scalar, optional
+        Values joined to ``x`` along ``axis`` before differencing; a 0-d Tensor or a
+        Python scalar counts as one slice.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape with ``axis`` of length ``m - n``, ``m`` the length after
+        ``prepend``/``append``.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is negative.
+
+    Notes
+    -----
+    ``prepend``/``append`` are joined with ``concat`` here rather than handed to the
+    backend (NumPy's ``diff`` reads ``None`` as data; Dask's computes them).
+    Source: array API standard 2025.12, "Utility Functions", ``diff``.
+    """
+    y = x
+    if prepend is not None or append is not None:
+        parts = [_diff_edge(xp, prepend, x, axis), x, _diff_edge(xp, append, x, axis)]
+        y = xp.concat([p for p in parts if p is not None], axis=axis)
+    return xp.diff(y, axis=axis, n=n), (x.shape, axis, n, prepend, append)
+
+
 @diff.defvjp
 def _diff_vjp(xp, res, g):
     shape, axis, n, prepend, append = res
@@ -309,7 +586,3 @@ def _diff_vjp(xp, res, g):
         k = append.shape[axis] if getattr(append, "ndim", 0) else 1
         g = g[_along(axis, nd, slice(0, g.shape[axis % nd] - k))]
     return (g,)
-
-
-# Complex values follow PyTorch's convention; max and min (real-only in the standard) raise.
-_mark_complex_ok(sum, prod, mean, std, var, cumulative_sum, cumulative_prod, diff)
