@@ -1,13 +1,31 @@
 """The Fast Fourier Transform extension (array API standard 2025.12, "Fourier
 transform Functions"), exposed as :mod:`arrayflow.fft`.
 
-Each forward calls the backend namespace's ``fft`` extension function of the
-same name. ``fftfreq`` and ``rfftfreq`` are creation functions: they run on the
+One op is one unit: the ``@op(...)`` decorator with its metadata, the forward, and its
+VJP right after it. Each forward calls the backend namespace's ``fft`` extension function
+of the same name. ``fftfreq`` and ``rfftfreq`` are creation functions: they run on the
 current backend and default to arrayflow's default floating dtype (float32).
+
+The adjoint of a transform with ``norm`` is the transform the other way with the swapped
+``norm`` (the same scale factor); zero-padding and trimming are each other's adjoints.
+One-sided transforms follow PyTorch's ``fft_r2c_backward`` / ``fft_c2r_backward``: the
+gradient of ``rfft`` is the real part of the inverse transform of the zero-padded full
+spectrum; that of ``irfft`` is the ``rfft`` of the gradient with the bins mirrored by
+Hermitian symmetry doubled. Each is checked against PyTorch with real and complex inputs
+(``tests/test_ops_grad.py``, ``tests/test_complex_autograd.py``).
+
+Errors about the arguments' values (``n < 1``, an unknown ``norm``, an axis out of range)
+are the backend's: on NumPy ``ValueError`` (``IndexError`` for an axis), where PyTorch
+raises ``RuntimeError`` (``IndexError``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from .._dtypes import DType
+from .._typing import Array
 from ._registry import op
 from .creation import _dev, default_float
 
@@ -16,237 +34,10 @@ __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "
 
 _M = "arrayflow.fft"
 
-_ONE_DOC = """{summary}
 
-Parameters
-----------
-x : Tensor
-    Input ({inp}).
-n : int, optional
-    Length of the transformed axis of the {what}: ``x`` is zero-padded or
-    trimmed to it. Default: {default}.
-axis : int
-    Axis over which to compute the transform (default -1).
-norm : {{"backward", "ortho", "forward"}}
-    Normalization mode (default ``"backward"``).
-
-Returns
--------
-Tensor
-    {ret}
-
-Source: array API standard 2025.12, ``fft.{name}``.
-"""
-
-_N_DOC = """{summary}
-
-Parameters
-----------
-x : Tensor
-    Input ({inp}).
-s : sequence of int, optional
-    Length of each transformed axis of the {what} (zero-padding or trimming).
-    Default: {default}.
-axes : sequence of int, optional
-    Axes over which to compute the transform (default: all, or the last
-    ``len(s)``).
-norm : {{"backward", "ortho", "forward"}}
-    Normalization mode (default ``"backward"``).
-
-Returns
--------
-Tensor
-    {ret}
-
-Source: array API standard 2025.12, ``fft.{name}``.
-"""
-
-_CPLX = "complex floating; real input is promoted"
-_SAME = "the input's size along that axis"
-_SAME_N = "the input's sizes along ``axes``"
-_C_OUT = "Complex, the dtype of ``x`` (or the complex dtype matching a real ``x``)."
-_R_OUT = "Real floating, the precision of ``x``."
-_C_PREC = "Complex, the precision of ``x``."
-
-_ONE = {
-    "fft": ("One-dimensional discrete Fourier transform.", _CPLX, "input", _SAME, _C_OUT),
-    "ifft": ("One-dimensional inverse discrete Fourier transform.", _CPLX, "input", _SAME,
-             _C_OUT),
-    "rfft": ("One-dimensional discrete Fourier transform of real input (the non-negative "
-             "frequencies).", "real floating", "input", _SAME, _C_PREC),
-    "irfft": ("Inverse of :func:`rfft`: real signal from its non-negative frequencies.",
-              "complex floating", "output", "``2 * (m - 1)`` for input size ``m``", _R_OUT),
-    "hfft": ("Discrete Fourier transform of a signal with Hermitian symmetry (real "
-             "spectrum).", "complex floating", "output",
-             "``2 * (m - 1)`` for input size ``m``", _R_OUT),
-    "ihfft": ("Inverse of :func:`hfft`.", "real floating", "input", _SAME, _C_PREC),
-}
-_N = {
-    "fftn": ("N-dimensional discrete Fourier transform.", _CPLX, "input", _SAME_N, _C_OUT),
-    "ifftn": ("N-dimensional inverse discrete Fourier transform.", _CPLX, "input", _SAME_N,
-              _C_OUT),
-    "rfftn": ("N-dimensional discrete Fourier transform of real input.", "real floating",
-              "input", _SAME_N, _C_PREC),
-    "irfftn": ("Inverse of :func:`rfftn`.", "complex floating", "output",
-               "``2 * (m - 1)`` along the last axis, else the input's sizes", _R_OUT),
-}
-
-
-def _make_one(name, summary, inp, what, default, ret):
-    def forward(xp, x, /, *, n=None, axis=-1, norm="backward"):
-        return getattr(xp.fft, name)(x, n=n, axis=axis, norm=norm), (x.shape, n, axis, norm)
-
-    forward.__name__ = forward.__qualname__ = name
-    doc = _ONE_DOC.format(summary=summary, inp=inp, what=what, default=default, ret=ret,
-                          name=name)
-    return op(f"fft.{name}", module=_M, doc=doc)(forward)
-
-
-def _make_n(name, summary, inp, what, default, ret):
-    def forward(xp, x, /, *, s=None, axes=None, norm="backward"):
-        return getattr(xp.fft, name)(x, s=s, axes=axes, norm=norm), (x.shape, s, axes, norm)
-
-    forward.__name__ = forward.__qualname__ = name
-    doc = _N_DOC.format(summary=summary, inp=inp, what=what, default=default, ret=ret,
-                        name=name)
-    return op(f"fft.{name}", module=_M, doc=doc)(forward)
-
-
-fft = _make_one("fft", *_ONE["fft"])
-ifft = _make_one("ifft", *_ONE["ifft"])
-rfft = _make_one("rfft", *_ONE["rfft"])
-irfft = _make_one("irfft", *_ONE["irfft"])
-hfft = _make_one("hfft", *_ONE["hfft"])
-ihfft = _make_one("ihfft", *_ONE["ihfft"])
-fftn = _make_n("fftn", *_N["fftn"])
-ifftn = _make_n("ifftn", *_N["ifftn"])
-rfftn = _make_n("rfftn", *_N["rfftn"])
-irfftn = _make_n("irfftn", *_N["irfftn"])
-
-
-@op("fft.fftfreq", module=_M, creation=True, differentiable=False)
-def fftfreq(backend, n, /, *, d=1.0, dtype=None, device=None, chunks=None):
-    """Sample frequencies of the discrete Fourier transform of a signal of length ``n``.
-
-    Parameters
-    ----------
-    n : int
-        Window length.
-    d : float
-        Sample spacing (default 1.0).
-    dtype : DType, optional
-        Real floating output dtype; default: arrayflow's default floating dtype.
-    device : optional
-        Backend device.
-    chunks : optional
-        Block sizes on chunked backends (Dask); ignored elsewhere.
-
-    Returns
-    -------
-    Tensor
-        Shape ``(n,)``: ``[0, 1, ..., n//2 - 1 + n%2, -(n//2), ..., -1] / (d * n)``.
-
-    Source: array API standard 2025.12, ``fft.fftfreq``.
-    """
-    return backend.rechunk(backend.xp.fft.fftfreq(n, d=d, dtype=dtype or default_float(backend),
-                                                         **_dev(device)), chunks)
-
-
-@op("fft.rfftfreq", module=_M, creation=True, differentiable=False)
-def rfftfreq(backend, n, /, *, d=1.0, dtype=None, device=None, chunks=None):
-    """Non-negative sample frequencies of :func:`rfft` for a signal of length ``n``.
-
-    Parameters
-    ----------
-    n : int
-        Window length.
-    d : float
-        Sample spacing (default 1.0).
-    dtype : DType, optional
-        Real floating output dtype; default: arrayflow's default floating dtype.
-    device : optional
-        Backend device.
-    chunks : optional
-        Block sizes on chunked backends (Dask); ignored elsewhere.
-
-    Returns
-    -------
-    Tensor
-        Shape ``(n//2 + 1,)``: ``[0, 1, ..., n//2] / (d * n)``.
-
-    Source: array API standard 2025.12, ``fft.rfftfreq``.
-    """
-    return backend.rechunk(backend.xp.fft.rfftfreq(n, d=d, dtype=dtype or default_float(backend),
-                                                          **_dev(device)), chunks)
-
-
-@op("fft.fftshift", module=_M)
-def fftshift(xp, x, /, *, axes=None):
-    """Shift the zero-frequency component to the center of the spectrum.
-
-    Parameters
-    ----------
-    x : Tensor
-    axes : int or sequence of int, optional
-        Axes to shift (default: all).
-
-    Returns
-    -------
-    Tensor
-        Shape and dtype of ``x``.
-
-    Source: array API standard 2025.12, ``fft.fftshift``.
-    """
-    return xp.fft.fftshift(x, axes=axes), (axes,)
-
-
-@op("fft.ifftshift", module=_M)
-def ifftshift(xp, x, /, *, axes=None):
-    """Inverse of :func:`fftshift` (they differ for odd lengths).
-
-    Parameters
-    ----------
-    x : Tensor
-    axes : int or sequence of int, optional
-        Axes to shift (default: all).
-
-    Returns
-    -------
-    Tensor
-        Shape and dtype of ``x``.
-
-    Source: array API standard 2025.12, ``fft.ifftshift``.
-    """
-    return xp.fft.ifftshift(x, axes=axes), (axes,)
-
-
-FFT = {n: globals()[n] for n in __all__ if n != "FFT"}
-"""The ``arrayflow.fft`` namespace: name -> public function."""
-
-
-# --- VJPs ------------------------------------------------------------------------------------
-
-@fftshift.defvjp
-def _fftshift_vjp(xp, res, g):
-    (axes,) = res
-    return (xp.fft.ifftshift(g, axes=axes),)
-
-
-@ifftshift.defvjp
-def _ifftshift_vjp(xp, res, g):
-    (axes,) = res
-    return (xp.fft.fftshift(g, axes=axes),)
-
-
-# The adjoint of a transform with ``norm`` is the transform the other way with the swapped
-# ``norm`` (the same scale factor); zero-padding and trimming are each other's adjoints.
-# One-sided transforms follow PyTorch's fft_r2c_backward / fft_c2r_backward: the gradient
-# of rfft is the real part of the inverse transform of the zero-padded full spectrum; that
-# of irfft is the rfft of the gradient with the bins mirrored by Hermitian symmetry doubled.
+# --- helpers shared by the VJPs --------------------------------------------------------------
 
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
-
-from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
 
 
 def _fit(xp, a, axis, n):
@@ -301,15 +92,23 @@ def _axes_sizes(shape, s, axes, c2r=False):
 
 
 def _c2c_vjp(other):
+    """VJP of a complex-to-complex transform along one axis: ``other`` with the swapped
+    ``norm``, fitted back to the input's length (residuals ``(shape, axis, norm)``)."""
     def vjp(xp, res, g):
-        shape, n, axis, norm = res
+        shape, axis, norm = res
         return (_fit(xp, getattr(xp.fft, other)(g, axis=axis, norm=_SWAP[norm]), axis,
                      shape[axis]),)
     return vjp
 
 
-fft.defvjp(_c2c_vjp("ifft"))
-ifft.defvjp(_c2c_vjp("fft"))
+def _c2cn_vjp(other):
+    """VJP of an n-D complex-to-complex transform (residuals ``(shape, s, axes, norm)``)."""
+    def vjp(xp, res, g):
+        shape, s, axes, norm = res
+        axes, s = _axes_sizes(shape, s, axes)
+        gx = getattr(xp.fft, other)(g, axes=axes, norm=_SWAP[norm])
+        return (_fit_all(xp, gx, axes, [shape[a] for a in axes]),)
+    return vjp
 
 
 def _r2c_grad(xp, g, m, n, axis, norm):
@@ -325,16 +124,211 @@ def _c2r_grad(xp, g, m, n, axis, norm):
     return _fit(xp, gi, axis, m)
 
 
+# --- one-dimensional transforms ---------------------------------------------------------------
+
+@op("fft.fft", module=_M, section="fft", dtypes="complex floating", complex_ok=True,
+    vjp=_c2c_vjp("ifft"))
+def fft(xp, x: Array, /, *, n: int | None = None, axis: int = -1,
+        norm: Literal["backward", "ortho", "forward"] = "backward"):
+    """One-dimensional discrete Fourier transform.
+
+    Parameters
+    ----------
+    x : Tensor
+        Input; complex floating (a real floating ``x`` is promoted on NumPy and Dask).
+    n : int, optional
+        Length of the transformed axis of the input: ``x`` is zero-padded or trimmed to
+        it. Default: the input's size along ``axis``.
+    axis : int, default -1
+        Axis over which to compute the transform.
+    norm : {"backward", "ortho", "forward"}, default "backward"
+        Normalization: no scaling, ``1/sqrt(n)``, or ``1/n`` on this forward transform.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape with size ``n`` along ``axis``; complex, the dtype of ``x`` (or the
+        complex dtype matching a real ``x``).
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1`` or ``norm`` is unknown (the backend's error).
+    TypeError
+        If ``x`` is real on a backend that requires complex input (array_api_strict).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Fourier transform Functions, ``fft.fft``
+    (PyTorch ``torch.fft.fft``). Gradient: ``ifft`` of ``g`` with the swapped ``norm``,
+    trimmed or zero-padded back to the input's length (PyTorch's ``fft_c2c`` backward).
+    """
+    return xp.fft.fft(x, n=n, axis=axis, norm=norm), (x.shape, axis, norm)
+
+
+@op("fft.ifft", module=_M, section="fft", dtypes="complex floating", complex_ok=True,
+    vjp=_c2c_vjp("fft"))
+def ifft(xp, x: Array, /, *, n: int | None = None, axis: int = -1,
+         norm: Literal["backward", "ortho", "forward"] = "backward"):
+    """One-dimensional inverse discrete Fourier transform.
+
+    Parameters
+    ----------
+    x : Tensor
+        Input; complex floating (a real floating ``x`` is promoted on NumPy and Dask).
+    n : int, optional
+        Length of the transformed axis of the input: ``x`` is zero-padded or trimmed to
+        it. Default: the input's size along ``axis``.
+    axis : int, default -1
+        Axis over which to compute the transform.
+    norm : {"backward", "ortho", "forward"}, default "backward"
+        Normalization: ``1/n``, ``1/sqrt(n)``, or no scaling on this inverse transform.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape with size ``n`` along ``axis``; complex, the dtype of ``x`` (or the
+        complex dtype matching a real ``x``).
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1`` or ``norm`` is unknown (the backend's error).
+    TypeError
+        If ``x`` is real on a backend that requires complex input (array_api_strict).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Fourier transform Functions, ``fft.ifft``
+    (PyTorch ``torch.fft.ifft``). Gradient: ``fft`` of ``g`` with the swapped ``norm``,
+    trimmed or zero-padded back to the input's length (PyTorch's ``fft_c2c`` backward).
+    """
+    return xp.fft.ifft(x, n=n, axis=axis, norm=norm), (x.shape, axis, norm)
+
+
+@op("fft.rfft", module=_M, section="fft", dtypes="real floating", complex_ok=True)
+def rfft(xp, x: Array, /, *, n: int | None = None, axis: int = -1,
+         norm: Literal["backward", "ortho", "forward"] = "backward"):
+    """One-dimensional discrete Fourier transform of real input (the non-negative
+    frequencies).
+
+    Parameters
+    ----------
+    x : Tensor
+        Input; real floating.
+    n : int, optional
+        Length of the transformed axis of the input: ``x`` is zero-padded or trimmed to
+        it. Default: the input's size along ``axis``.
+    axis : int, default -1
+        Axis over which to compute the transform.
+    norm : {"backward", "ortho", "forward"}, default "backward"
+        Normalization: no scaling, ``1/sqrt(n)``, or ``1/n`` on this forward transform.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape with size ``n//2 + 1`` along ``axis``; complex of ``x``'s precision.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1`` or ``norm`` is unknown (the backend's error).
+    TypeError
+        If ``x`` is complex (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Fourier transform Functions, ``fft.rfft``
+    (PyTorch ``torch.fft.rfft``). Gradient: PyTorch's ``fft_r2c_backward``, the real part
+    of the inverse transform of ``g`` zero-padded to the full spectrum.
+    """
+    return xp.fft.rfft(x, n=n, axis=axis, norm=norm), (x.shape, n, axis, norm)
+
+
 @rfft.defvjp
 def _rfft_vjp(xp, res, g):
     shape, n, axis, norm = res
     return (_r2c_grad(xp, g, shape[axis], n, axis, norm),)
 
 
+@op("fft.irfft", module=_M, section="fft", dtypes="complex floating", complex_ok=True)
+def irfft(xp, x: Array, /, *, n: int | None = None, axis: int = -1,
+          norm: Literal["backward", "ortho", "forward"] = "backward"):
+    """Inverse of :func:`rfft`: the real signal from its non-negative frequencies.
+
+    Parameters
+    ----------
+    x : Tensor
+        Input, a one-sided spectrum; complex floating (a real ``x`` is promoted on NumPy
+        and Dask).
+    n : int, optional
+        Length of the transformed axis of the output: the input is zero-padded or trimmed
+        to ``n//2 + 1``. Default: ``2 * (m - 1)`` for input size ``m``.
+    axis : int, default -1
+        Axis over which to compute the transform.
+    norm : {"backward", "ortho", "forward"}, default "backward"
+        Normalization: ``1/n``, ``1/sqrt(n)``, or no scaling on this inverse transform.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape with size ``n`` along ``axis``; real floating of ``x``'s precision.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1`` or ``norm`` is unknown (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Fourier transform Functions, ``fft.irfft``
+    (PyTorch ``torch.fft.irfft``). Gradient: PyTorch's ``fft_c2r_backward``, ``rfft`` of
+    ``g`` with the bins mirrored by Hermitian symmetry doubled.
+    """
+    return xp.fft.irfft(x, n=n, axis=axis, norm=norm), (x.shape, n, axis, norm)
+
+
 @irfft.defvjp
 def _irfft_vjp(xp, res, g):
     shape, n, axis, norm = res
     return (_c2r_grad(xp, g, shape[axis], n, axis, norm),)
+
+
+@op("fft.hfft", module=_M, section="fft", dtypes="complex floating", complex_ok=True)
+def hfft(xp, x: Array, /, *, n: int | None = None, axis: int = -1,
+         norm: Literal["backward", "ortho", "forward"] = "backward"):
+    """Discrete Fourier transform of a signal with Hermitian symmetry (a real spectrum).
+
+    Parameters
+    ----------
+    x : Tensor
+        Input, the non-negative half of a Hermitian signal; complex floating (a real ``x``
+        is promoted on NumPy and Dask).
+    n : int, optional
+        Length of the transformed axis of the output: the input is zero-padded or trimmed
+        to ``n//2 + 1``. Default: ``2 * (m - 1)`` for input size ``m``.
+    axis : int, default -1
+        Axis over which to compute the transform.
+    norm : {"backward", "ortho", "forward"}, default "backward"
+        Normalization: no scaling, ``1/sqrt(n)``, or ``1/n`` on this forward transform.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape with size ``n`` along ``axis``; real floating of ``x``'s precision.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1`` or ``norm`` is unknown (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Fourier transform Functions, ``fft.hfft``
+    (PyTorch ``torch.fft.hfft``). Gradient: ``hfft(x, norm) = irfft(conj(x))`` with the
+    swapped ``norm``, so the conjugate of ``irfft``'s (PyTorch's ``fft_c2r_backward``).
+    """
+    return xp.fft.hfft(x, n=n, axis=axis, norm=norm), (x.shape, n, axis, norm)
 
 
 @hfft.defvjp
@@ -344,6 +338,45 @@ def _hfft_vjp(xp, res, g):
     return (xp.conj(_c2r_grad(xp, g, shape[axis], n, axis, _SWAP[norm])),)
 
 
+@op("fft.ihfft", module=_M, section="fft", dtypes="real floating", complex_ok=True)
+def ihfft(xp, x: Array, /, *, n: int | None = None, axis: int = -1,
+          norm: Literal["backward", "ortho", "forward"] = "backward"):
+    """Inverse of :func:`hfft`: the one-sided Hermitian signal of a real spectrum.
+
+    Parameters
+    ----------
+    x : Tensor
+        Input; real floating.
+    n : int, optional
+        Length of the transformed axis of the input: ``x`` is zero-padded or trimmed to
+        it. Default: the input's size along ``axis``.
+    axis : int, default -1
+        Axis over which to compute the transform.
+    norm : {"backward", "ortho", "forward"}, default "backward"
+        Normalization: ``1/n``, ``1/sqrt(n)``, or no scaling on this inverse transform.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape with size ``n//2 + 1`` along ``axis``; complex of ``x``'s precision.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1`` or ``norm`` is unknown (the backend's error).
+    TypeError
+        If ``x`` is complex (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Fourier transform Functions, ``fft.ihfft``
+    (PyTorch ``torch.fft.ihfft``). Gradient: ``ihfft(x, norm) = conj(rfft(x))`` with the
+    swapped ``norm``, so ``rfft``'s applied to ``conj(g)`` (PyTorch's
+    ``fft_r2c_backward``).
+    """
+    return xp.fft.ihfft(x, n=n, axis=axis, norm=norm), (x.shape, n, axis, norm)
+
+
 @ihfft.defvjp
 def _ihfft_vjp(xp, res, g):
     # ihfft(x, norm) = conj(rfft(x, norm=swapped))
@@ -351,17 +384,138 @@ def _ihfft_vjp(xp, res, g):
     return (_r2c_grad(xp, xp.conj(g), shape[axis], n, axis, _SWAP[norm]),)
 
 
-def _c2cn_vjp(other):
-    def vjp(xp, res, g):
-        shape, s, axes, norm = res
-        axes, s = _axes_sizes(shape, s, axes)
-        gx = getattr(xp.fft, other)(g, axes=axes, norm=_SWAP[norm])
-        return (_fit_all(xp, gx, axes, [shape[a] for a in axes]),)
-    return vjp
+# --- n-dimensional transforms ----------------------------------------------------------------
+
+@op("fft.fftn", module=_M, section="fft", dtypes="complex floating", complex_ok=True,
+    vjp=_c2cn_vjp("ifftn"))
+def fftn(xp, x: Array, /, *, s: Sequence[int] | None = None,
+         axes: Sequence[int] | None = None,
+         norm: Literal["backward", "ortho", "forward"] = "backward"):
+    """N-dimensional discrete Fourier transform.
+
+    Parameters
+    ----------
+    x : Tensor
+        Input; complex floating (a real floating ``x`` is promoted on NumPy and Dask).
+    s : sequence of int, optional
+        Length of each transformed axis of the input (zero-padding or trimming); -1 keeps
+        an axis's size. Default: the input's sizes along ``axes``.
+    axes : sequence of int, optional
+        Axes over which to compute the transform. Default: all, or the last ``len(s)``.
+    norm : {"backward", "ortho", "forward"}, default "backward"
+        Normalization: no scaling, ``1/sqrt(prod(s))``, or ``1/prod(s)`` on this forward
+        transform.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape with sizes ``s`` along ``axes``; complex, the dtype of ``x`` (or the
+        complex dtype matching a real ``x``).
+
+    Raises
+    ------
+    ValueError
+        If ``s`` and ``axes`` differ in length, a size is below 1, or ``norm`` is unknown
+        (the backend's error).
+    TypeError
+        If ``x`` is real on a backend that requires complex input (array_api_strict).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Fourier transform Functions, ``fft.fftn``
+    (PyTorch ``torch.fft.fftn``, with ``dim=`` for ``axes``). Gradient: ``ifftn`` of ``g``
+    with the swapped ``norm``, fitted back to the input's sizes (PyTorch's ``fft_c2c``
+    backward).
+    """
+    return xp.fft.fftn(x, s=s, axes=axes, norm=norm), (x.shape, s, axes, norm)
 
 
-fftn.defvjp(_c2cn_vjp("ifftn"))
-ifftn.defvjp(_c2cn_vjp("fftn"))
+@op("fft.ifftn", module=_M, section="fft", dtypes="complex floating", complex_ok=True,
+    vjp=_c2cn_vjp("fftn"))
+def ifftn(xp, x: Array, /, *, s: Sequence[int] | None = None,
+          axes: Sequence[int] | None = None,
+          norm: Literal["backward", "ortho", "forward"] = "backward"):
+    """N-dimensional inverse discrete Fourier transform.
+
+    Parameters
+    ----------
+    x : Tensor
+        Input; complex floating (a real floating ``x`` is promoted on NumPy and Dask).
+    s : sequence of int, optional
+        Length of each transformed axis of the input (zero-padding or trimming); -1 keeps
+        an axis's size. Default: the input's sizes along ``axes``.
+    axes : sequence of int, optional
+        Axes over which to compute the transform. Default: all, or the last ``len(s)``.
+    norm : {"backward", "ortho", "forward"}, default "backward"
+        Normalization: ``1/prod(s)``, ``1/sqrt(prod(s))``, or no scaling on this inverse
+        transform.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape with sizes ``s`` along ``axes``; complex, the dtype of ``x`` (or the
+        complex dtype matching a real ``x``).
+
+    Raises
+    ------
+    ValueError
+        If ``s`` and ``axes`` differ in length, a size is below 1, or ``norm`` is unknown
+        (the backend's error).
+    TypeError
+        If ``x`` is real on a backend that requires complex input (array_api_strict).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Fourier transform Functions, ``fft.ifftn``
+    (PyTorch ``torch.fft.ifftn``, with ``dim=`` for ``axes``). Gradient: ``fftn`` of ``g``
+    with the swapped ``norm``, fitted back to the input's sizes (PyTorch's ``fft_c2c``
+    backward).
+    """
+    return xp.fft.ifftn(x, s=s, axes=axes, norm=norm), (x.shape, s, axes, norm)
+
+
+@op("fft.rfftn", module=_M, section="fft", dtypes="real floating", complex_ok=True)
+def rfftn(xp, x: Array, /, *, s: Sequence[int] | None = None,
+          axes: Sequence[int] | None = None,
+          norm: Literal["backward", "ortho", "forward"] = "backward"):
+    """N-dimensional discrete Fourier transform of real input (the last transformed axis
+    one-sided).
+
+    Parameters
+    ----------
+    x : Tensor
+        Input; real floating.
+    s : sequence of int, optional
+        Length of each transformed axis of the input (zero-padding or trimming); -1 keeps
+        an axis's size. Default: the input's sizes along ``axes``.
+    axes : sequence of int, optional
+        Axes over which to compute the transform. Default: all, or the last ``len(s)``.
+    norm : {"backward", "ortho", "forward"}, default "backward"
+        Normalization: no scaling, ``1/sqrt(prod(s))``, or ``1/prod(s)`` on this forward
+        transform.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape with sizes ``s`` along ``axes``, except ``s[-1]//2 + 1`` along the
+        last of them; complex of ``x``'s precision.
+
+    Raises
+    ------
+    ValueError
+        If ``s`` and ``axes`` differ in length, a size is below 1, or ``norm`` is unknown
+        (the backend's error).
+    TypeError
+        If ``x`` is complex (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Fourier transform Functions, ``fft.rfftn``
+    (PyTorch ``torch.fft.rfftn``, with ``dim=`` for ``axes``). Gradient: PyTorch's
+    ``fft_r2c_backward``, the real part of ``ifftn`` of ``g`` zero-padded to the full
+    spectrum along the last axis.
+    """
+    return xp.fft.rfftn(x, s=s, axes=axes, norm=norm), (x.shape, s, axes, norm)
 
 
 @rfftn.defvjp
@@ -373,6 +527,47 @@ def _rfftn_vjp(xp, res, g):
     return (_fit_all(xp, gx, axes, [shape[a] for a in axes]),)
 
 
+@op("fft.irfftn", module=_M, section="fft", dtypes="complex floating", complex_ok=True)
+def irfftn(xp, x: Array, /, *, s: Sequence[int] | None = None,
+           axes: Sequence[int] | None = None,
+           norm: Literal["backward", "ortho", "forward"] = "backward"):
+    """Inverse of :func:`rfftn`: the real signal from its one-sided n-D spectrum.
+
+    Parameters
+    ----------
+    x : Tensor
+        Input; complex floating (a real ``x`` is promoted on NumPy and Dask).
+    s : sequence of int, optional
+        Length of each transformed axis of the output (zero-padding or trimming the
+        input); -1 keeps the default. Default: ``2 * (m - 1)`` along the last axis (input
+        size ``m``), the input's sizes along the others.
+    axes : sequence of int, optional
+        Axes over which to compute the transform. Default: all, or the last ``len(s)``.
+    norm : {"backward", "ortho", "forward"}, default "backward"
+        Normalization: ``1/prod(s)``, ``1/sqrt(prod(s))``, or no scaling on this inverse
+        transform.
+
+    Returns
+    -------
+    Tensor
+        ``x``'s shape with sizes ``s`` along ``axes``; real floating of ``x``'s precision.
+
+    Raises
+    ------
+    ValueError
+        If ``s`` and ``axes`` differ in length, a size is below 1, or ``norm`` is unknown
+        (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Fourier transform Functions, ``fft.irfftn``
+    (PyTorch ``torch.fft.irfftn``, with ``dim=`` for ``axes``). Gradient: PyTorch's
+    ``fft_c2r_backward``, ``rfftn`` of ``g`` with the mirrored bins of the last axis
+    doubled.
+    """
+    return xp.fft.irfftn(x, s=s, axes=axes, norm=norm), (x.shape, s, axes, norm)
+
+
 @irfftn.defvjp
 def _irfftn_vjp(xp, res, g):
     shape, s, axes, norm = res
@@ -381,5 +576,160 @@ def _irfftn_vjp(xp, res, g):
     return (_fit_all(xp, gi, axes, [shape[a] for a in axes]),)
 
 
-_mark_complex_ok(fft, ifft, rfft, irfft, hfft, ihfft, fftn, ifftn, rfftn, irfftn, fftshift,
-                 ifftshift)
+# --- helper functions ------------------------------------------------------------------------
+
+@op("fft.fftfreq", module=_M, section="fft", dtypes=None, creation=True,
+    differentiable=False)
+def fftfreq(backend, n: int, /, *, d: float = 1.0, dtype: DType | None = None,
+            device: Any | None = None, chunks: Any | None = None):
+    """Sample frequencies of the discrete Fourier transform of a signal of length ``n``.
+
+    Parameters
+    ----------
+    n : int
+        Window length.
+    d : float, default 1.0
+        Sample spacing.
+    dtype : DType, optional
+        Real floating output dtype. Default: arrayflow's default floating dtype.
+    device : optional
+        Backend device.
+    chunks : optional
+        Block sizes on chunked backends (Dask); ignored elsewhere.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(n,)``: ``[0, 1, ..., n//2 - 1 + n%2, -(n//2), ..., -1] / (d * n)``. Not
+        differentiable.
+
+    Raises
+    ------
+    ZeroDivisionError
+        If ``n`` is 0 (NumPy's error; PyTorch returns an empty Tensor).
+    ValueError
+        If ``n`` is negative (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Fourier transform Functions, ``fft.fftfreq``
+    (PyTorch ``torch.fft.fftfreq``).
+    """
+    return backend.rechunk(backend.xp.fft.fftfreq(n, d=d, dtype=dtype or default_float(backend),
+                                                         **_dev(device)), chunks)
+
+
+@op("fft.rfftfreq", module=_M, section="fft", dtypes=None, creation=True,
+    differentiable=False)
+def rfftfreq(backend, n: int, /, *, d: float = 1.0, dtype: DType | None = None,
+             device: Any | None = None, chunks: Any | None = None):
+    """Non-negative sample frequencies of :func:`rfft` for a signal of length ``n``.
+
+    Parameters
+    ----------
+    n : int
+        Window length.
+    d : float, default 1.0
+        Sample spacing.
+    dtype : DType, optional
+        Real floating output dtype. Default: arrayflow's default floating dtype.
+    device : optional
+        Backend device.
+    chunks : optional
+        Block sizes on chunked backends (Dask); ignored elsewhere.
+
+    Returns
+    -------
+    Tensor
+        Shape ``(n//2 + 1,)``: ``[0, 1, ..., n//2] / (d * n)``. Not differentiable.
+
+    Raises
+    ------
+    ZeroDivisionError
+        If ``n`` is 0 (NumPy's error; PyTorch returns ``[nan]``).
+    ValueError
+        If ``n`` is negative (the backend's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Fourier transform Functions, ``fft.rfftfreq``
+    (PyTorch ``torch.fft.rfftfreq``).
+    """
+    return backend.rechunk(backend.xp.fft.rfftfreq(n, d=d, dtype=dtype or default_float(backend),
+                                                          **_dev(device)), chunks)
+
+
+@op("fft.fftshift", module=_M, section="fft", dtypes="floating", complex_ok=True)
+def fftshift(xp, x: Array, /, *, axes: int | Sequence[int] | None = None):
+    """Shift the zero-frequency component to the center of the spectrum.
+
+    Parameters
+    ----------
+    x : Tensor
+        Input; floating dtype in the standard (any dtype is shifted).
+    axes : int or sequence of int, optional
+        Axes to shift. Default: all.
+
+    Returns
+    -------
+    Tensor
+        Shape and dtype of ``x``.
+
+    Raises
+    ------
+    IndexError
+        If an axis is out of range (NumPy's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Fourier transform Functions, ``fft.fftshift``
+    (PyTorch ``torch.fft.fftshift``, with ``dim=`` for ``axes``). Gradient: ``ifftshift``
+    of ``g``.
+    """
+    return xp.fft.fftshift(x, axes=axes), (axes,)
+
+
+@fftshift.defvjp
+def _fftshift_vjp(xp, res, g):
+    (axes,) = res
+    return (xp.fft.ifftshift(g, axes=axes),)
+
+
+@op("fft.ifftshift", module=_M, section="fft", dtypes="floating", complex_ok=True)
+def ifftshift(xp, x: Array, /, *, axes: int | Sequence[int] | None = None):
+    """Inverse of :func:`fftshift` (they differ for odd lengths).
+
+    Parameters
+    ----------
+    x : Tensor
+        Input; floating dtype in the standard (any dtype is shifted).
+    axes : int or sequence of int, optional
+        Axes to shift. Default: all.
+
+    Returns
+    -------
+    Tensor
+        Shape and dtype of ``x``.
+
+    Raises
+    ------
+    IndexError
+        If an axis is out of range (NumPy's error).
+
+    Notes
+    -----
+    Source: array API standard 2025.12, Fourier transform Functions, ``fft.ifftshift``
+    (PyTorch ``torch.fft.ifftshift``, with ``dim=`` for ``axes``). Gradient: ``fftshift``
+    of ``g``.
+    """
+    return xp.fft.ifftshift(x, axes=axes), (axes,)
+
+
+@ifftshift.defvjp
+def _ifftshift_vjp(xp, res, g):
+    (axes,) = res
+    return (xp.fft.fftshift(g, axes=axes),)
+
+
+FFT = {n: globals()[n] for n in __all__ if n != "FFT"}
+"""The ``arrayflow.fft`` namespace: name -> public function."""
