@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import operator
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import ItemsView, Iterable, KeysView, Mapping, ValuesView
+from typing import Any
 
 from .module import Module, _addindent
 
@@ -30,14 +31,14 @@ class Sequential(Module):
         If an element is not a Module.
     """
 
-    def __init__(self, *args):
+    def __init__(self, *args: Module | OrderedDict[str, Module]) -> None:
         super().__init__()
         if len(args) == 1 and isinstance(args[0], OrderedDict):
             for key, module in args[0].items():
                 self.add_module(key, module)
         else:
-            for idx, module in enumerate(args):
-                self.add_module(str(idx), module)
+            for idx, m in enumerate(args):
+                self.add_module(str(idx), m)  # type: ignore[arg-type]  # a runtime TypeError
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -83,7 +84,7 @@ class Sequential(Module):
         self.add_module(str(len(self)), module)
         return self
 
-    def extend(self, modules) -> Sequential:
+    def extend(self, modules: Iterable[Module]) -> Sequential:
         """Append every Module of ``modules``; returns self."""
         for m in modules:
             self.append(m)
@@ -119,7 +120,19 @@ class Sequential(Module):
         del self[index]
         return v
 
-    def forward(self, input):
+    def forward(self, input: Any) -> Any:
+        """Call each Module in order on the output of the previous one.
+
+        Parameters
+        ----------
+        input : Any
+            The first Module's input (usually a Tensor).
+
+        Returns
+        -------
+        Any
+            The last Module's output (``input`` itself when the Sequential is empty).
+        """
         for module in self:
             input = module(input)
         return input
@@ -134,7 +147,7 @@ class ModuleList(Module):
         If an element is not a Module.
     """
 
-    def __init__(self, modules=None):
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
         super().__init__()
         if modules is not None:
             self.extend(modules)
@@ -189,7 +202,7 @@ class ModuleList(Module):
         self.add_module(str(len(self)), module)
         return self
 
-    def extend(self, modules) -> ModuleList:
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
         """Append every Module of the iterable ``modules``; returns self.
 
         Raises
@@ -207,7 +220,7 @@ class ModuleList(Module):
             self.append(m)
         return self
 
-    def pop(self, key: int | slice = -1):
+    def pop(self, key: int | slice = -1) -> Module:
         """Remove and return the Module at ``key``."""
         v = self[key]
         del self[key]
@@ -232,7 +245,7 @@ class ModuleList(Module):
             lines.append(_addindent(local, 2))
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
-    def forward(self, *args, **kwargs):
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(
             "ModuleList.forward: a ModuleList is not callable; iterate over it instead")
 
@@ -247,7 +260,8 @@ class ModuleDict(Module):
         iterable of ``(key, module)`` pairs.
     """
 
-    def __init__(self, modules=None):
+    def __init__(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]] | None = None
+                 ) -> None:
         super().__init__()
         if modules is not None:
             self.update(modules)
@@ -280,19 +294,19 @@ class ModuleDict(Module):
         del self[key]
         return v
 
-    def keys(self):
+    def keys(self) -> KeysView[str]:
         """The keys, in insertion order."""
         return self._modules.keys()
 
-    def items(self):
+    def items(self) -> ItemsView[str, Module]:
         """``(key, module)`` pairs, in insertion order."""
         return self._modules.items()
 
-    def values(self):
+    def values(self) -> ValuesView[Module]:
         """The Modules, in insertion order."""
         return self._modules.values()
 
-    def update(self, modules) -> None:
+    def update(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]]) -> None:
         """Add or replace items from a mapping or an iterable of ``(key, module)`` pairs.
 
         Raises
@@ -322,6 +336,6 @@ class ModuleDict(Module):
                     f"ModuleDict.update: element #{j} should have length 2, got {len(m)}")
             self[m[0]] = m[1]
 
-    def forward(self, *args, **kwargs):
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(
             "ModuleDict.forward: a ModuleDict is not callable; index it instead")

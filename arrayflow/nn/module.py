@@ -15,6 +15,8 @@ import itertools
 import warnings
 import weakref
 from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from .. import _backend, _dtypes
 from .._device import cuda_device, resolve_device
@@ -34,7 +36,7 @@ class RemovableHandle:
 
     _next_id = itertools.count()
 
-    def __init__(self, *hook_dicts):
+    def __init__(self, *hook_dicts: dict) -> None:
         self.id = next(RemovableHandle._next_id)
         self._refs = [weakref.ref(d) for d in hook_dicts]
 
@@ -302,7 +304,7 @@ class Module:
         sa(self, "_load_state_dict_post_hooks", OrderedDict())
 
     # --- forward ------------------------------------------------------------------------
-    def forward(self, *args, **kwargs):
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The computation; every subclass defines it.
 
         Raises
@@ -351,7 +353,7 @@ class Module:
             output = bw_hook.setup_output_hook(output)
         return output
 
-    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
                                   with_kwargs: bool = False) -> RemovableHandle:
         """Call ``hook(module, args)`` before every ``forward``.
 
@@ -373,7 +375,7 @@ class Module:
             self._forward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_forward_hook(self, hook, *, prepend: bool = False,
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
                               with_kwargs: bool = False) -> RemovableHandle:
         """Call ``hook(module, args, output)`` after every ``forward``.
 
@@ -394,7 +396,8 @@ class Module:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_pre_hook(self, hook: Callable[..., Any],
+                                        prepend: bool = False) -> RemovableHandle:
         """Call ``hook(module, grad_output)`` when the gradients of the outputs arrive.
 
         ``grad_output`` is a tuple with one entry per output (None for non-Tensor
@@ -420,7 +423,8 @@ class Module:
             self._backward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_hook(self, hook: Callable[..., Any],
+                                    prepend: bool = False) -> RemovableHandle:
         """Call ``hook(module, grad_input, grad_output)`` when the input gradients are computed.
 
         ``grad_input`` has one entry per positional argument of the call (None for
@@ -603,7 +607,8 @@ class Module:
         return sorted(k for k in keys if not k[0].isdigit())
 
     # --- traversal -----------------------------------------------------------------------
-    def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
+    def named_modules(self, memo: set[int] | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
         """Yield ``(name, module)`` for this Module and every descendant, depth first.
 
         A Module reachable twice is yielded once unless ``remove_duplicate=False``.
@@ -621,12 +626,12 @@ class Module:
             sub = prefix + ("." if prefix else "") + name
             yield from module.named_modules(memo, sub, remove_duplicate)
 
-    def modules(self):
+    def modules(self) -> Iterator[Module]:
         """Yield this Module and every descendant (each once), depth first."""
         for _, m in self.named_modules():
             yield m
 
-    def named_children(self):
+    def named_children(self) -> Iterator[tuple[str, Module]]:
         """Yield ``(name, module)`` for the direct sub-Modules (each once)."""
         seen = set()
         for name, module in self._modules.items():
@@ -634,7 +639,7 @@ class Module:
                 seen.add(id(module))
                 yield name, module
 
-    def children(self):
+    def children(self) -> Iterator[Module]:
         """Yield the direct sub-Modules (each once)."""
         for _, m in self.named_children():
             yield m
@@ -654,7 +659,7 @@ class Module:
                 yield module_prefix + ("." if module_prefix else "") + k, v
 
     def named_parameters(self, prefix: str = "", recurse: bool = True,
-                         remove_duplicate: bool = True):
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
         """Yield ``(name, Parameter)``: this Module's, then each sub-Module's, in order.
 
         ``recurse=False`` gives only this Module's own parameters; a Parameter
@@ -663,18 +668,18 @@ class Module:
         return self._named_members(lambda m: m._parameters.items(), prefix, recurse,
                                    remove_duplicate)
 
-    def parameters(self, recurse: bool = True):
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         """Yield the Parameters (see :meth:`named_parameters`)."""
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
     def named_buffers(self, prefix: str = "", recurse: bool = True,
-                      remove_duplicate: bool = True):
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
         """Yield ``(name, Tensor)`` for the buffers, persistent or not, in order."""
         return self._named_members(lambda m: m._buffers.items(), prefix, recurse,
                                    remove_duplicate)
 
-    def buffers(self, recurse: bool = True):
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
         """Yield the buffers (see :meth:`named_buffers`)."""
         for _, b in self.named_buffers(recurse=recurse):
             yield b
@@ -745,7 +750,7 @@ class Module:
             if m is not None:
                 yield from m._state_items(prefix + name + ".")
 
-    def register_state_dict_pre_hook(self, hook) -> RemovableHandle:
+    def register_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """Call ``hook(module, prefix, keep_vars)`` before :meth:`state_dict` saves this Module.
 
         PyTorch ``Module.register_state_dict_pre_hook``.
@@ -779,7 +784,7 @@ class Module:
         self._state_dict_hooks[handle.id] = hook
         return handle
 
-    def register_state_dict_post_hook(self, hook) -> RemovableHandle:
+    def register_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """Call ``hook(module, state_dict, prefix, local_metadata)`` after this Module is saved.
 
         The hook may change ``state_dict`` in place and must return None
@@ -789,7 +794,7 @@ class Module:
         -------
         RemovableHandle
         """
-        hook._from_public_api = True
+        hook._from_public_api = True  # type: ignore[attr-defined]  # a mark on the function
         handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
         return handle
@@ -805,7 +810,8 @@ class Module:
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
 
-    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
+    def state_dict(self, *args: Any, destination: dict[str, Any] | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict[str, Any]:
         """The parameters and persistent buffers by dotted name (an ``OrderedDict``).
 
         Values share storage with the Module's Tensors; with ``keep_vars=False``
@@ -828,7 +834,8 @@ class Module:
                 keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
-            destination._metadata = OrderedDict()
+            # an attribute of the OrderedDict, as PyTorch's (which ignores mypy here too)
+            destination._metadata = OrderedDict()  # type: ignore[attr-defined]
         local_metadata = dict(version=self._version)
         if hasattr(destination, "_metadata"):
             destination._metadata[prefix[:-1]] = local_metadata
@@ -859,7 +866,7 @@ class Module:
             hook, self if with_module else None)
         return handle
 
-    def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
+    def register_load_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """Call ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
         unexpected_keys, error_msgs)`` before this Module loads.
 
@@ -872,7 +879,7 @@ class Module:
         """
         return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
-    def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
+    def register_load_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """Call ``hook(module, incompatible_keys)`` after this Module and its children loaded.
 
         ``incompatible_keys`` has the lists ``missing_keys`` and ``unexpected_keys``; the
@@ -970,7 +977,8 @@ class Module:
         else:
             self._buffers[name] = src
 
-    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
+                        assign: bool = False) -> _IncompatibleKeys:
         """Copy values from ``state_dict`` into the parameters and buffers, in place.
 
         As PyTorch: :meth:`_load_from_state_dict` (with the load pre-hooks) runs on
@@ -1016,7 +1024,7 @@ class Module:
         metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict((k, state_dict[k]) for k in state_dict.keys())
         if metadata is not None:
-            state_dict._metadata = metadata
+            state_dict._metadata = metadata  # type: ignore[attr-defined]  # as above
 
         def load(module, local_state_dict, prefix=""):
             local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
@@ -1097,7 +1105,7 @@ class Module:
                 with no_grad():
                     p.grad = g.clone().zero_()
 
-    def apply(self, fn) -> Module:
+    def apply(self, fn: Callable[[Module], object]) -> Module:
         """Call ``fn(module)`` on every sub-Module (children first), then on self."""
         for m in self.children():
             m.apply(fn)
@@ -1125,7 +1133,8 @@ class Module:
                     if b is not None:
                         move(b)
 
-    def to(self, *args, backend=None, device=None, dtype=None) -> Module:
+    def to(self, *args: Any, backend: str | _backend.Backend | None = None, device: Any = None,
+           dtype: _dtypes.DType | None = None) -> Module:
         """Move parameters and buffers to a backend, device and/or dtype, in place.
 
         Accepts what :meth:`Tensor.to` accepts (``module.to("dask")``,
@@ -1165,7 +1174,7 @@ class Module:
         """Move every parameter and buffer to the CPU, in place (PyTorch ``Module.cpu``)."""
         return self.to("cpu")
 
-    def cuda(self, device=None) -> Module:
+    def cuda(self, device: int | Any = None) -> Module:
         """Move every parameter and buffer to a CUDA device, in place (PyTorch
         ``Module.cuda``; see :meth:`Tensor.cuda`).
 

@@ -35,7 +35,7 @@ class Parameter(Tensor):
 
     __arrayflow_function__ = classmethod(disabled_arrayflow_function_impl)
 
-    def __new__(cls, data=None, requires_grad=True):
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
             data = creation.empty((0,))
         if not isinstance(data, Tensor):
@@ -47,7 +47,7 @@ class Parameter(Tensor):
             self.requires_grad_(True)
         return self
 
-    def __init__(self, data=None, requires_grad=True):
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
         pass  # everything happens in __new__ (Tensor.__init__ takes sizes)
 
     def __repr__(self) -> str:
