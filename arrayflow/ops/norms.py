@@ -11,6 +11,8 @@ from __future__ import annotations
 import builtins
 import operator
 
+from .._dtypes import DType
+from .._typing import Array
 from ..overrides import overridable
 from . import dtypes as _dt
 from . import linalg as _la
@@ -66,7 +68,9 @@ def _cast(x, dtype):
 
 
 @overridable
-def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+def linalg_norm(A: Array, ord: int | float | str | None = None,
+                dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False,
+                *, dtype: DType | None = None) -> Array:
     """Vector or matrix norm, as ``torch.linalg.norm``.
 
     - ``dim`` an int (or a 1-tuple): the vector ``ord``-norm over it (``ord=None``: 2).
@@ -80,7 +84,11 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     A : Tensor
         Floating or complex (the result is real).
     ord : int, float, inf, -inf, "fro" or "nuc", optional
+        The norm: a vector ``ord``-norm (see :func:`arrayflow.linalg.vector_norm`) or a
+        matrix norm (see :func:`arrayflow.linalg.matrix_norm`), as ``dim`` says.
     dim : int or tuple of int, optional
+        One dimension (vector norm) or two (matrix norm over rows, columns); negative
+        values count from the end.
     keepdim : bool, default False
         Keep the reduced dimensions with size 1.
     dtype : DType, optional
@@ -89,6 +97,8 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     Returns
     -------
     Tensor
+        ``A``'s shape without the reduced dimensions (size 1 there with ``keepdim``); the
+        real floating dtype of ``A``'s precision.
 
     Raises
     ------
@@ -98,9 +108,13 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
         errors).
     IndexError
         A dimension out of range.
+    TypeError
+        A ``dim`` that is not an int or a tuple of ints.
 
-    Gradients are those of :func:`arrayflow.linalg.vector_norm` and
-    :func:`arrayflow.linalg.matrix_norm`. Source: PyTorch ``torch.linalg.norm``.
+    Notes
+    -----
+    Source: PyTorch ``torch.linalg.norm`` (not in the array API standard). Gradients are
+    those of :func:`arrayflow.linalg.vector_norm` and :func:`arrayflow.linalg.matrix_norm`.
     """
     A = _cast(A, dtype)
     dims = _dims("linalg.norm", dim, A.ndim)
@@ -130,7 +144,9 @@ linalg_norm.__module__ = "arrayflow.linalg"
 
 
 @overridable
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+def norm(input: Array, p: int | float | str = "fro",
+         dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False,
+         dtype: DType | None = None) -> Array:
     """The norm of ``input``, as ``torch.norm`` (``p="fro"`` by default).
 
     - ``p="fro"``: the 2-norm of all elements (``dim=None``) or of one dimension; the
@@ -143,24 +159,36 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     Parameters
     ----------
     input : Tensor
+        Floating or complex (the result is real).
     p : int, float, inf, "fro" or "nuc", default "fro"
+        The norm, as listed above.
     dim : int or tuple of int, optional
+        The dimensions reduced (default: all); negative values count from the end.
     keepdim : bool, default False
+        Keep the reduced dimensions with size 1.
     dtype : DType, optional
         Cast ``input`` to it first.
 
     Returns
     -------
     Tensor
+        ``input``'s shape without the reduced dimensions (size 1 there with ``keepdim``);
+        the real floating dtype of ``input``'s precision.
 
     Raises
     ------
     RuntimeError
         ``"nuc"`` without a 2-tuple ``dim`` on an input that is not 2-D; ``"fro"`` over
         more than two dimensions; an unknown string ``p``.
+    IndexError
+        A dimension out of range.
+    TypeError
+        A ``dim`` that is not an int or a tuple of ints.
 
-    Gradients are those of :func:`arrayflow.linalg.vector_norm` and
-    :func:`arrayflow.linalg.matrix_norm`. Source: PyTorch ``torch.norm``.
+    Notes
+    -----
+    Source: PyTorch ``torch.norm`` (not in the array API standard). Gradients are those of
+    :func:`arrayflow.linalg.vector_norm` and :func:`arrayflow.linalg.matrix_norm`.
     """
     input = _cast(input, dtype)
     dims = _dims("norm", dim, input.ndim)
