@@ -88,6 +88,7 @@ class DispatchState:
 # None in the common case: one ContextVar read per call is the whole cost of the check.
 state: contextvars.ContextVar[DispatchState | None] = contextvars.ContextVar(
     "arrayflow_dispatch_state", default=None)
+_state_get = state.get  # the hot paths' one read
 
 
 def _current() -> DispatchState:
@@ -454,11 +455,15 @@ def overridable_method(fn: Callable) -> Callable:
     (PyTorch passes ``Tensor.sum``)."""
     @functools.wraps(fn)
     def method(self, *args, **kwargs):
-        st = state.get()
-        plain = _plain
-        if type(self) is plain and st is None and not kwargs and all(
-                type(a) in PASS_TYPES or type(a) is plain for a in args):
-            return fn(self, *args)
+        st = _state_get()
+        if st is None and not kwargs and type(self) is _plain:
+            # the fast path: plain Tensors and scalars only, no mode, no switch
+            for a in args:
+                ta = type(a)
+                if ta is not _plain and ta not in PASS_TYPES:
+                    break
+            else:
+                return fn(self, *args)
         full = (self, *args)
         over = overloaded_args(full, kwargs, method, st)
         if over or modes_active(st):

@@ -119,6 +119,7 @@ def install(*, tensor: type | None = None, record=None, grad_enabled=None, view=
 # The __arrayflow_function__ protocol is arrayflow._dispatch; these names are its, kept
 # here for the wrapper's hot path and for older imports.
 _dispatch_state = _proto.state  # one ContextVar read per call; None in the common case
+_state_get = _proto.state.get
 _takes_part = _proto.type_takes_part
 _subclass_dispatches = _proto.type_dispatches
 overridable_method = _proto.overridable_method
@@ -505,7 +506,7 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
     scalars = None
     has_dtype = False
     gi = []  # (Tensor, (param index, element index)) for inputs that require grad
-    st = _dispatch_state.get()
+    st = _state_get()  # the dispatch state: None unless a mode or switch is on
     for i, a in enumerate(args):
         t = type(a)
         if t is Tensor:
