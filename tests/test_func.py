@@ -869,3 +869,17 @@ def test_per_sample_gradients_loop_of_grad_matches_torch(backend):
     for k, p in m.named_parameters():
         np.testing.assert_allclose(np.mean([host(g[k]) for g in per_sample], axis=0),
                                    host(p.grad), rtol=1e-4, atol=1e-6)
+
+
+# --- docs/func.md -----------------------------------------------------------------------------
+
+def test_docs_func_examples_run(backend):
+    import pathlib
+    import re
+
+    page = pathlib.Path(__file__).resolve().parents[1] / "docs" / "func.md"
+    blocks = re.findall(r"^```python\n(.*?)^```", page.read_text(), re.S | re.M)
+    assert len(blocks) >= 5
+    ns: dict = {}
+    for block in blocks:  # one namespace for the page, in order; each block asserts its results
+        exec(compile(block, str(page), "exec"), ns)
