@@ -9,10 +9,12 @@ backend (lazy ones included: nothing here reads array values) and the
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from .. import _backend, _dtypes
 from .. import _tensor_methods as _tm
 from .. import ops as _ops  # noqa: F401 - registers every op
+from .._dtypes import DType
 from ..autograd import no_grad
 from ..ops import creation as _c
 from ..ops import elementwise as _e
@@ -48,31 +50,32 @@ def _reduce(loss, reduction, fname):
 # --- activations ----------------------------------------------------------------------------
 
 @overridable
-def relu(input, inplace=False):
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0), with gradient 0 at 0 (PyTorch ``F.relu``). ``inplace`` is accepted, ignored."""
     return _tm._relu(input)
 
 
 @overridable
-def relu6(input, inplace=False):
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """min(max(x, 0), 6) (``F.relu6``)."""
     return hardtanh(input, 0.0, 6.0)
 
 
 @overridable
-def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
     """Clamp to ``[min_val, max_val]`` (``F.hardtanh``); zero gradient outside."""
     return _s.where(input <= min_val, min_val, _s.where(input >= max_val, max_val, input))
 
 
 @overridable
-def leaky_relu(input, negative_slope=0.01, inplace=False):
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x for x > 0, ``negative_slope * x`` otherwise (``F.leaky_relu``)."""
     return _s.where(input > 0, input, input * negative_slope)
 
 
 @overridable
-def elu(input, alpha=1.0, inplace=False):
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x for x > 0, ``alpha * (exp(x) - 1)`` otherwise (``F.elu``)."""
     neg = _e.minimum(input, 0.0)
     return _s.where(input > 0, input, alpha * _e.expm1(neg))
@@ -83,31 +86,31 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 @overridable
-def selu(input, inplace=False):
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalizing constants (``F.selu``)."""
     return _SELU_SCALE * elu(input, _SELU_ALPHA)
 
 
 @overridable
-def sigmoid(input):
+def sigmoid(input: Tensor) -> Tensor:
     """1 / (1 + exp(-x)), without overflow for large |x| (``F.sigmoid``)."""
     return _tm._sigmoid(input)
 
 
 @overridable
-def tanh(input):
+def tanh(input: Tensor) -> Tensor:
     """Hyperbolic tangent (``F.tanh``)."""
     return _e.tanh(input)
 
 
 @overridable
-def logsigmoid(input):
+def logsigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)) = -softplus(-x), computed stably (``F.logsigmoid``)."""
     return _e.minimum(input, 0.0) - _e.log1p(_e.exp(-_e.abs(input)))
 
 
 @overridable
-def softplus(input, beta=1.0, threshold=20.0):
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``; linear where ``beta * x > threshold`` (``F.softplus``)."""
     bx = input * beta
     soft = (_e.maximum(bx, 0.0) + _e.log1p(_e.exp(-_e.abs(bx)))) / beta
@@ -115,7 +118,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 @overridable
-def silu(input, inplace=False):
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x) (``F.silu``)."""
     return input * sigmoid(input)
 
@@ -125,7 +128,7 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
 @overridable
-def gelu(input, approximate="none"):
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """Gaussian error linear unit (``F.gelu``).
 
     ``approximate="none"``: ``x * (1 + erf(x / sqrt(2))) / 2`` (exact, with
@@ -140,13 +143,13 @@ def gelu(input, approximate="none"):
 
 
 @overridable
-def softmax(input, dim=None, dtype=None):
+def softmax(input: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
     """exp(x) / sum(exp(x)) along ``dim``, with max-subtraction (``F.softmax``)."""
     return _tm._softmax(input, dim, dtype)
 
 
 @overridable
-def log_softmax(input, dim=None, dtype=None):
+def log_softmax(input: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
     """x - logsumexp(x) along ``dim``, computed stably (``F.log_softmax``)."""
     return _tm._log_softmax(input, dim, dtype)
 
@@ -154,7 +157,7 @@ def log_softmax(input, dim=None, dtype=None):
 # --- linear layers ----------------------------------------------------------------------------
 
 @overridable
-def linear(input, weight, bias=None):
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias`` (``F.linear``; weight of shape (out, in))."""
     out = _la.matmul(input, _la.matrix_transpose(weight)) if weight.ndim == 2 else \
         _la.matmul(input, weight)
@@ -164,7 +167,7 @@ def linear(input, weight, bias=None):
 
 
 @overridable
-def bilinear(input1, input2, weight, bias=None):
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y_k = x1 @ W_k @ x2 + b_k`` (``F.bilinear``; weight of shape (out, in1, in2))."""
     # (..., 1, 1, in1) @ (out, in1, in2) -> (..., out, 1, in2); then with x2 (..., 1, in2, 1)
     x1 = _m.expand_dims(_m.expand_dims(input1, axis=-2), axis=-3)
@@ -179,7 +182,7 @@ def bilinear(input1, input2, weight, bias=None):
 # --- dropout ----------------------------------------------------------------------------------
 
 @overridable
-def dropout(input, p=0.5, training=True, inplace=False):
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``.
 
     The mask comes from the seeded generator of ``input``'s backend
@@ -199,7 +202,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
 # --- normalization and embedding ------------------------------------------------------------
 
 @overridable
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalize over the last ``len(normalized_shape)`` dimensions (``F.layer_norm``)."""
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
@@ -216,8 +220,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 
 @overridable
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.1, eps=1e-5):
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Batch normalization over every dimension but 1 (``F.batch_norm``).
 
     In training, normalizes with the batch statistics (biased variance) and
@@ -254,8 +259,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 
 @overridable
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
-              scale_grad_by_freq=False, sparse=False):
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of ``weight`` at the integer indices ``input`` (``F.embedding``).
 
     ``padding_idx`` rows get no gradient. ``max_norm``, ``scale_grad_by_freq``
@@ -275,7 +281,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 
 @overridable
-def one_hot(tensor, num_classes=-1):
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding with a trailing class dimension (``F.one_hot``).
 
     ``num_classes`` must be given (inferring it would read values).
@@ -291,7 +297,9 @@ def one_hot(tensor, num_classes=-1):
 # --- losses -----------------------------------------------------------------------------------
 
 @overridable
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+             reduce: bool | None = None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
     """Mean squared error (``F.mse_loss``)."""
     d = input - target
     loss = d * d
@@ -301,7 +309,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 @overridable
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+            reduce: bool | None = None, reduction: str = "mean",
+            weight: Tensor | None = None) -> Tensor:
     """Mean absolute error (``F.l1_loss``)."""
     loss = _e.abs(input - target)
     if weight is not None:
@@ -310,7 +320,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 @overridable
-def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                   reduce: bool | None = None, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
     """Quadratic below ``beta``, linear above (``F.smooth_l1_loss``)."""
     d = _e.abs(input - target)
     if beta == 0.0:
@@ -321,7 +333,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 @overridable
-def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
     """Quadratic below ``delta``, ``delta``-linear above (``F.huber_loss``)."""
     d = _e.abs(input - target)
     loss = _s.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
@@ -357,8 +370,9 @@ def _checked_targets(target, n_classes, ignore_index, fname):
 
 
 @overridable
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-             reduction="mean"):
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+             size_average: bool | None = None, ignore_index: int = -100, reduce: bool | None = None,
+             reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of class indices (``F.nll_loss``).
 
     ``input``: (N, C, ...) or (C,) log-probabilities; ``target``: (N, ...) or
@@ -396,8 +410,10 @@ def _mean_over_weight(total, den):
 
 
 @overridable
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
-                  reduce=None, reduction="mean", label_smoothing=0.0):
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: bool | None = None, ignore_index: int = -100,
+                  reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
     """Cross entropy of logits (``F.cross_entropy``): ``log_softmax`` + ``nll_loss``.
 
     ``target`` holds class indices (integer dtype, shape of ``input`` without
@@ -441,8 +457,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 @overridable
-def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
-                         reduction="mean"):
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
     """BCE of probabilities; logs clamped at -100 as in PyTorch (``F.binary_cross_entropy``)."""
     log_p = _e.maximum(_e.log(input), -100.0)
     log_q = _e.maximum(_e.log(1.0 - input), -100.0)
@@ -453,8 +470,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 
 @overridable
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
-                                     reduce=None, reduction="mean", pos_weight=None):
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average: bool | None = None, reduce: bool | None = None,
+                                     reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
     """BCE of logits, computed stably (``F.binary_cross_entropy_with_logits``)."""
     # softplus(-x) = log(1 + exp(-x)) = max(-x, 0) + log1p(exp(-|x|))
     sp_neg = _e.maximum(-input, 0.0) + _e.log1p(_e.exp(-_e.abs(input)))
@@ -514,7 +533,9 @@ def _patches(x, kh, kw, sh, sw, dh, dw):
 
 
 @overridable
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+           stride: int | tuple[int, ...] = 1, padding: int | tuple[int, ...] | str = 0,
+           dilation: int | tuple[int, ...] = 1, groups: int = 1) -> Tensor:
     """2-D cross-correlation (``F.conv2d``): input (N, C, H, W), weight (O, C/groups, kh, kw).
 
     ``padding`` is an int, a pair, ``"valid"`` or ``"same"`` (stride 1).
@@ -552,8 +573,11 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 @overridable
-def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+           stride: int | tuple[int, ...] = 1, padding: int | tuple[int, ...] | str = 0,
+           dilation: int | tuple[int, ...] = 1, groups: int = 1) -> Tensor:
     """1-D cross-correlation (``F.conv1d``): input (N, C, L), weight (O, C/groups, k)."""
+    pad: str | tuple[int, int]
     if isinstance(padding, str):
         pad = padding
     else:
@@ -566,8 +590,10 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 @overridable
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
+def max_pool2d(input: Tensor, kernel_size: int | tuple[int, ...],
+               stride: int | tuple[int, ...] | None = None, padding: int | tuple[int, ...] = 0,
+               dilation: int | tuple[int, ...] = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """2-D max pooling (``F.max_pool2d``): input (N, C, H, W) or (C, H, W).
 
     ``ceil_mode`` rounds the output size up as PyTorch does (the last window starts inside
@@ -601,8 +627,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 @overridable
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
-               count_include_pad=True, divisor_override=None):
+def avg_pool2d(input: Tensor, kernel_size: int | tuple[int, ...],
+               stride: int | tuple[int, ...] | None = None, padding: int | tuple[int, ...] = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
     """2-D average pooling (``F.avg_pool2d``): input (N, C, H, W) or (C, H, W).
 
     The divisor is PyTorch's: the window's size within the padded input

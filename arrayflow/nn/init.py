@@ -11,8 +11,10 @@ returns the Tensor. Fans follow PyTorch: for a weight of shape
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ..autograd import no_grad
+from ..tensor import Tensor
 
 __all__ = [
     "calculate_gain", "constant_", "kaiming_normal_", "kaiming_uniform_", "normal_", "ones_",
@@ -20,7 +22,7 @@ __all__ = [
 ]
 
 
-def calculate_gain(nonlinearity, param=None):
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The recommended gain for ``nonlinearity`` (``torch.nn.init.calculate_gain``).
 
     Raises
@@ -68,35 +70,37 @@ def _calculate_correct_fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
-def uniform_(tensor, a=0.0, b=1.0, generator=None):
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
+             generator: Any | None = None) -> Tensor:
     """Fill with U(a, b)."""
     with no_grad():
         return tensor.uniform_(a, b)
 
 
-def normal_(tensor, mean=0.0, std=1.0, generator=None):
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
+            generator: Any | None = None) -> Tensor:
     """Fill with N(mean, std**2)."""
     with no_grad():
         return tensor.normal_(mean, std)
 
 
-def constant_(tensor, val):
+def constant_(tensor: Tensor, val: float) -> Tensor:
     """Fill with ``val``."""
     with no_grad():
         return tensor.fill_(val)
 
 
-def zeros_(tensor):
+def zeros_(tensor: Tensor) -> Tensor:
     """Fill with 0."""
     return constant_(tensor, 0.0)
 
 
-def ones_(tensor):
+def ones_(tensor: Tensor) -> Tensor:
     """Fill with 1."""
     return constant_(tensor, 1.0)
 
 
-def xavier_uniform_(tensor, gain=1.0, generator=None):
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any | None = None) -> Tensor:
     """Glorot uniform: U(-a, a), ``a = gain * sqrt(6 / (fan_in + fan_out))``."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
@@ -104,14 +108,15 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
     return uniform_(tensor, -a, a)
 
 
-def xavier_normal_(tensor, gain=1.0, generator=None):
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any | None = None) -> Tensor:
     """Glorot normal: N(0, std**2), ``std = gain * sqrt(2 / (fan_in + fan_out))``."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std)
 
 
-def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
+                     nonlinearity: str = "leaky_relu", generator: Any | None = None) -> Tensor:
     """He uniform: U(-bound, bound), ``bound = gain * sqrt(3 / fan)``."""
     fan = _calculate_correct_fan(tensor, mode)
     if fan == 0:
@@ -121,7 +126,8 @@ def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", ge
     return uniform_(tensor, -bound, bound)
 
 
-def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+def kaiming_normal_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
+                    nonlinearity: str = "leaky_relu", generator: Any | None = None) -> Tensor:
     """He normal: N(0, std**2), ``std = gain / sqrt(fan)``."""
     fan = _calculate_correct_fan(tensor, mode)
     if fan == 0:

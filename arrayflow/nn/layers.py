@@ -8,12 +8,16 @@ from that backend's seeded generator, as PyTorch does.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 from .. import _dtypes
+from .._dtypes import DType
 from ..autograd import no_grad
 from ..ops import creation as _c
 from ..ops import manipulation as _m
 from ..ops.dtypes import astype
+from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module
@@ -41,10 +45,10 @@ def _tuple(v, n):
 class Identity(Module):
     """Returns its input (``nn.Identity``); constructor arguments are ignored."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return input
 
 
@@ -55,7 +59,8 @@ class Linear(Module):
     ``b ~ U(-1/sqrt(in), 1/sqrt(in))``.
     """
 
-    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 device: Any | None = None, dtype: DType | None = None) -> None:
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
@@ -66,13 +71,13 @@ class Linear(Module):
             self.register_parameter("bias", None)
         self.reset_parameters()
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         _kaiming_default(self.weight, self.bias)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.linear(input, self.weight, self.bias)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
 
@@ -89,8 +94,8 @@ def _kaiming_default(weight, bias):
 class Bilinear(Module):
     """``y = x1 @ W_k @ x2 + b`` (``nn.Bilinear``): weight (out, in1, in2)."""
 
-    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
-                 dtype=None):
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
+                 device: Any | None = None, dtype: DType | None = None) -> None:
         super().__init__()
         self.in1_features = in1_features
         self.in2_features = in2_features
@@ -102,16 +107,16 @@ class Bilinear(Module):
             self.register_parameter("bias", None)
         self.reset_parameters()
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         bound = 1 / math.sqrt(self.weight.shape[1])
         init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:
             init.uniform_(self.bias, -bound, bound)
 
-    def forward(self, input1, input2):
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
         return F.bilinear(input1, input2, self.weight, self.bias)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
 
@@ -119,12 +124,12 @@ class Bilinear(Module):
 class Flatten(Module):
     """Flatten dimensions ``start_dim..end_dim`` into one (``nn.Flatten``)."""
 
-    def __init__(self, start_dim=1, end_dim=-1):
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
         self.start_dim = start_dim
         self.end_dim = end_dim
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         shape = tuple(input.shape)
         nd = len(shape)
         if nd == 0:
@@ -133,116 +138,116 @@ class Flatten(Module):
         e = self.end_dim % nd
         return _m.reshape(input, shape[:s] + (-1,) + shape[e + 1:])
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
 class Unflatten(Module):
     """Expand dimension ``dim`` into ``unflattened_size`` (``nn.Unflatten``)."""
 
-    def __init__(self, dim, unflattened_size):
+    def __init__(self, dim: int, unflattened_size: Sequence[int]) -> None:
         super().__init__()
         self.dim = dim
         self.unflattened_size = tuple(unflattened_size)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         shape = tuple(input.shape)
         d = self.dim % len(shape)
         return _m.reshape(input, shape[:d] + self.unflattened_size + shape[d + 1:])
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
 
 
 class Dropout(Module):
     """Zero elements with probability ``p`` in training (``nn.Dropout``)."""
 
-    def __init__(self, p=0.5, inplace=False):
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if p < 0 or p > 1:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.dropout(input, self.p, self.training, self.inplace)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
 
 
 # --- activations ------------------------------------------------------------------------------
 
 class _Inplace(Module):
-    def __init__(self, inplace=False):
+    def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
 
 
 class ReLU(_Inplace):
     """``max(x, 0)`` (``nn.ReLU``)."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.relu(input)
 
 
 class ReLU6(_Inplace):
     """``min(max(x, 0), 6)`` (``nn.ReLU6``)."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.relu6(input)
 
 
 class SiLU(_Inplace):
     """``x * sigmoid(x)`` (``nn.SiLU``)."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.silu(input)
 
 
 class SELU(_Inplace):
     """Scaled ELU (``nn.SELU``)."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.selu(input)
 
 
 class Tanh(Module):
     """Hyperbolic tangent (``nn.Tanh``)."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.tanh(input)
 
 
 class Sigmoid(Module):
     """Logistic sigmoid (``nn.Sigmoid``)."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.sigmoid(input)
 
 
 class LogSigmoid(Module):
     """``log(sigmoid(x))`` (``nn.LogSigmoid``)."""
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.logsigmoid(input)
 
 
 class LeakyReLU(Module):
     """``nn.LeakyReLU(negative_slope=0.01)``."""
 
-    def __init__(self, negative_slope=0.01, inplace=False):
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         super().__init__()
         self.negative_slope = negative_slope
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.leaky_relu(input, self.negative_slope)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace
                                                            else "")
 
@@ -250,72 +255,72 @@ class LeakyReLU(Module):
 class ELU(Module):
     """``nn.ELU(alpha=1.0)``."""
 
-    def __init__(self, alpha=1.0, inplace=False):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         self.alpha = alpha
         self.inplace = inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.elu(input, self.alpha)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
 class GELU(Module):
     """``nn.GELU(approximate='none')``: exact (erf) or tanh approximation."""
 
-    def __init__(self, approximate="none"):
+    def __init__(self, approximate: str = "none") -> None:
         super().__init__()
         self.approximate = approximate
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.gelu(input, approximate=self.approximate)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"
 
 
 class Softplus(Module):
     """``nn.Softplus(beta=1.0, threshold=20.0)``."""
 
-    def __init__(self, beta=1.0, threshold=20.0):
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
         super().__init__()
         self.beta = beta
         self.threshold = threshold
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.softplus(input, self.beta, self.threshold)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
 class Softmax(Module):
     """``nn.Softmax(dim=None)``."""
 
-    def __init__(self, dim=None):
+    def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.softmax(input, self.dim)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"dim={self.dim}"
 
 
 class LogSoftmax(Module):
     """``nn.LogSoftmax(dim=None)``."""
 
-    def __init__(self, dim=None):
+    def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.log_softmax(input, self.dim)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"dim={self.dim}"
 
 
@@ -324,8 +329,9 @@ class LogSoftmax(Module):
 class LayerNorm(Module):
     """``nn.LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True)``."""
 
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
-                 device=None, dtype=None):
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
+                 elementwise_affine: bool = True, bias: bool = True, device: Any | None = None,
+                 dtype: DType | None = None) -> None:
         super().__init__()
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
@@ -342,16 +348,16 @@ class LayerNorm(Module):
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         if self.weight is not None:
             init.ones_(self.weight)
         if self.bias is not None:
             init.zeros_(self.bias)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
@@ -359,8 +365,9 @@ class LayerNorm(Module):
 class _BatchNorm(Module):
     _expected_ndim: tuple = ()
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True, device: Any | None = None,
+                 dtype: DType | None = None, *, bias: bool = True) -> None:
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -385,20 +392,20 @@ class _BatchNorm(Module):
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
 
-    def reset_running_stats(self):
+    def reset_running_stats(self) -> None:
         if self.track_running_stats:
             init.zeros_(self.running_mean)
             init.ones_(self.running_var)
             self.num_batches_tracked.zero_()
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
             if self.bias is not None:
                 init.zeros_(self.bias)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         if input.ndim not in self._expected_ndim:
             raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._expected_ndim)} "
                              f"input (got {input.ndim}D input)")
@@ -415,7 +422,7 @@ class _BatchNorm(Module):
             self.running_var if not self.training or self.track_running_stats else None,
             self.weight, self.bias, use_batch, momentum, self.eps)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
                 f"affine={self.affine}, bias={self.bias is not None}, "
                 f"track_running_stats={self.track_running_stats}")
@@ -440,9 +447,11 @@ class BatchNorm2d(_BatchNorm):
 class Embedding(Module):
     """``nn.Embedding(num_embeddings, embedding_dim, padding_idx=None)``; weight ~ N(0, 1)."""
 
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
-                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
-                 _freeze=False, device=None, dtype=None):
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, sparse: bool = False,
+                 _weight: Tensor | None = None, _freeze: bool = False, device: Any | None = None,
+                 dtype: DType | None = None) -> None:
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -463,17 +472,17 @@ class Embedding(Module):
         else:
             self.weight = Parameter(_weight, requires_grad=not _freeze)
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         init.normal_(self.weight)
         if self.padding_idx is not None:
             with no_grad():
                 self.weight[self.padding_idx, ...] = 0.0
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.scale_grad_by_freq, self.sparse)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
@@ -488,8 +497,11 @@ class _ConvNd(Module):
     _n = 2
     _fn = None
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | tuple[int, ...],
+                 stride: int | tuple[int, ...] = 1, padding: int | tuple[int, ...] | str = 0,
+                 dilation: int | tuple[int, ...] = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any | None = None,
+                 dtype: DType | None = None) -> None:
         super().__init__()
         n = self._n
         if in_channels % groups or out_channels % groups:
@@ -512,15 +524,15 @@ class _ConvNd(Module):
             self.register_parameter("bias", None)
         self.reset_parameters()
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         _kaiming_default(self.weight, self.bias)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         fn = F.conv2d if self._n == 2 else F.conv1d
         return fn(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
                   self.groups)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         n = self._n
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}"
              f", stride={self.stride}")
@@ -550,8 +562,10 @@ class Conv2d(_ConvNd):
 class MaxPool2d(Module):
     """``nn.MaxPool2d(kernel_size, stride=None, padding=0, dilation=1)``."""
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-                 ceil_mode=False):
+    def __init__(self, kernel_size: int | tuple[int, ...],
+                 stride: int | tuple[int, ...] | None = None, padding: int | tuple[int, ...] = 0,
+                 dilation: int | tuple[int, ...] = 1, return_indices: bool = False,
+                 ceil_mode: bool = False) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
@@ -560,11 +574,11 @@ class MaxPool2d(Module):
         self.return_indices = return_indices
         self.ceil_mode = ceil_mode
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor | tuple[Tensor, Tensor]:
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
                 f", dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
@@ -572,8 +586,10 @@ class MaxPool2d(Module):
 class AvgPool2d(Module):
     """``nn.AvgPool2d(kernel_size, stride=None, padding=0)``."""
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
-                 count_include_pad=True, divisor_override=None):
+    def __init__(self, kernel_size: int | tuple[int, ...],
+                 stride: int | tuple[int, ...] | None = None, padding: int | tuple[int, ...] = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
@@ -582,24 +598,26 @@ class AvgPool2d(Module):
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 # --- losses -----------------------------------------------------------------------------------
 
 class _Loss(Module):
-    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
         super().__init__()
         self.reduction = reduction
 
 
 class _WeightedLoss(_Loss):
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
@@ -607,48 +625,50 @@ class _WeightedLoss(_Loss):
 class MSELoss(_Loss):
     """``nn.MSELoss(reduction='mean')``."""
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class L1Loss(_Loss):
     """``nn.L1Loss(reduction='mean')``."""
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
     """``nn.SmoothL1Loss(reduction='mean', beta=1.0)``."""
 
-    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", beta: float = 1.0) -> None:
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
 class HuberLoss(_Loss):
     """``nn.HuberLoss(reduction='mean', delta=1.0)``."""
 
-    def __init__(self, reduction="mean", delta=1.0):
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
         super().__init__(reduction=reduction)
         self.delta = delta
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 
 class NLLLoss(_WeightedLoss):
     """``nn.NLLLoss(weight=None, ignore_index=-100, reduction='mean')``."""
 
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                 reduction="mean"):
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
 
@@ -657,13 +677,14 @@ class CrossEntropyLoss(_WeightedLoss):
     """``nn.CrossEntropyLoss(weight=None, ignore_index=-100, reduction='mean',
     label_smoothing=0.0)``."""
 
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                 reduction="mean", label_smoothing=0.0):
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean",
+                 label_smoothing: float = 0.0) -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.cross_entropy(input, target, weight=self.weight,
                                ignore_index=self.ignore_index, reduction=self.reduction,
                                label_smoothing=self.label_smoothing)
@@ -672,7 +693,7 @@ class CrossEntropyLoss(_WeightedLoss):
 class BCELoss(_WeightedLoss):
     """``nn.BCELoss(weight=None, reduction='mean')``."""
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy(input, target, weight=self.weight,
                                       reduction=self.reduction)
 
@@ -680,13 +701,14 @@ class BCELoss(_WeightedLoss):
 class BCEWithLogitsLoss(_Loss):
     """``nn.BCEWithLogitsLoss(weight=None, reduction='mean', pos_weight=None)``."""
 
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
-                 pos_weight=None):
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean",
+                 pos_weight: Tensor | None = None) -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.binary_cross_entropy_with_logits(input, target, self.weight,
                                                   reduction=self.reduction,
                                                   pos_weight=self.pos_weight)
