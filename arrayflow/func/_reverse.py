@@ -203,6 +203,9 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs, api_name):
                 f"{api}: Expected f(*args) to return a scalar Tensor, got tensor with "
                 f"{output.ndim} dims (shape {tuple(output.shape)}). Maybe you wanted to use "
                 f"the vjp or jacrev APIs instead?")
+        if output.dtype.kind == "complex floating":
+            raise RuntimeError(f"{api}: grad can be implicitly created only for real scalar "
+                               f"outputs but got {output.dtype}")
         flat_diff, spec = tree_flatten(diff)
         memo: dict = {}
         reaches = level.outside([output], memo)[0]
