@@ -3,18 +3,24 @@
 Both are differentiable identities: the gradient passes through unchanged, so
 ``af.persist(h)`` or ``h.rechunk(...)`` inside a model keeps the graph. On
 eager, unchunked backends (NumPy, array_api_strict, CuPy) they return the same
-values: code written for Dask runs unchanged everywhere.
+values: code written for Dask runs unchanged everywhere. Identities on values,
+their VJPs are right for complex values too (PyTorch's convention).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from .._typing import Array
 from ._registry import op
 
 __all__ = ["persist", "rechunk"]
 
 
-@op("rechunk", backend_arg=True)
-def rechunk(backend, x, /, chunks="auto"):
+@op("rechunk", backend_arg=True, section="torch", dtypes="any", torch_name=None,
+    complex_ok=True)
+def rechunk(backend, x: Array, /,
+            chunks: int | str | tuple[Any, ...] | dict[int, Any] = "auto"):
     """``x`` laid out in blocks of ``chunks`` (Dask ``Array.rechunk``).
 
     Parameters
@@ -36,7 +42,10 @@ def rechunk(backend, x, /, chunks="auto"):
     ValueError
         From Dask, when ``chunks`` does not fit ``x``'s shape.
 
-    Source: Dask ``dask.array.Array.rechunk``.
+    Notes
+    -----
+    Source: Dask ``dask.array.Array.rechunk`` (neither the array API standard nor
+    PyTorch has it).
     """
     return backend.rechunk(x, chunks), ()
 
@@ -46,8 +55,9 @@ def _rechunk_vjp(xp, res, g):
     return (g,)
 
 
-@op("persist", backend_arg=True, out="tuple")
-def persist(backend, *tensors):
+@op("persist", backend_arg=True, out="tuple", section="torch", dtypes="any",
+    torch_name=None, complex_ok=True)
+def persist(backend, *tensors: Array):
     """Start computing ``tensors`` and keep their values in (distributed) memory.
 
     Dask's ``persist``: one graph execution for all arguments (shared work is done
@@ -67,7 +77,15 @@ def persist(backend, *tensors):
         One per argument, same shapes, dtypes and values. Differentiable: the
         gradient passes through to the inputs.
 
-    Source: Dask ``dask.persist``.
+    Raises
+    ------
+    TypeError
+        (``BackendMismatchError``) If the Tensors live on different backends.
+
+    Notes
+    -----
+    Source: Dask ``dask.persist`` (neither the array API standard nor PyTorch has
+    it).
     """
     return tuple(backend.materialize(*tensors)), ()
 
@@ -75,9 +93,3 @@ def persist(backend, *tensors):
 @persist.defvjp
 def _persist_vjp(xp, res, *gs):
     return gs
-
-
-# Identities on values: right for complex values (PyTorch's convention).
-from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
-
-_mark_complex_ok(rechunk, persist)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Sequence
+from typing import Any, TypeGuard
 
 from .. import _backend, _dtypes
 from .._typing import Array, Axis
@@ -848,6 +849,8 @@ def _take_along_axis_vjp(xp, res, g):
     return (xp.broadcast_to(gx, shape) if tuple(gx.shape) != tuple(shape) else gx, None)
 
 
+# --- getitem and index_put -------------------------------------------------------------
+
 def _kind(backend, k):
     """``"int"``, ``"bool"`` (Python scalars), ``"iarr"``/``"barr"`` (integer/boolean
     backend arrays), or ``"basic"`` (slice, ``...``, None)."""
@@ -1130,50 +1133,7 @@ def _clamped(sl, n):
     return slice(start, None if stop < 0 else stop, step)
 
 
-@op("getitem", backend_arg=True)
-def getitem(backend, x, key, /):
-    """``x[key]``: basic, integer-array and boolean indexing, with NumPy's and PyTorch's
-    answers on every backend.
-
-    Beyond the standard (which requires one index per dimension and leaves
-    out-of-range integers unspecified): missing trailing dimensions are taken
-    whole, negative indices count from the end, Python ``True``/``False`` add an
-    axis of size 1/0 (PyTorch), 0-d boolean masks and 0-d Tensors as slice bounds
-    work, and lists are integer arrays. Whether the result aliases ``x`` is
-    backend-defined (NumPy: basic indexing gives views); never rely on it.
-
-    Raises
-    ------
-    IndexError
-        An integer index outside ``[-n, n)`` (on Dask, for a lazy index Tensor, when
-        the result is computed), too many indices, or an index of a wrong type.
-
-    Source: array API standard 2025.12, "Indexing"; PyTorch ``Tensor.__getitem__``.
-    """
-    key, post, eshape = norm_key(backend, x.shape, key)
-    xp = backend._xp or backend.xp
-    shape0 = None
-    if eshape is not None:  # bools beside index arrays: their new axes first
-        shape0 = tuple(x.shape)
-        x = xp.reshape(x, eshape)
-    shape = x.shape
-    pre, rest = _split_selects(xp, shape, key)
-    if pre is not None:
-        # PyTorch applies integers first (a select), then the index arrays or masks, which
-        # NumPy would treat together (x[0, :, idx] is (n1, k) in PyTorch, (k, n1) in NumPy)
-        x = backend.getitem(x, pre)
-        key = rest
-    y = backend.getitem(x, key)
-    mid = None
-    if post is not None:
-        mid = tuple(y.shape)
-        y = backend.getitem(y, post)
-    return y, (shape, key, post, mid, pre, tuple(x.shape), shape0)
-
-
-# --- VJPs ------------------------------------------------------------------------------------
-
-def _is_arr(k):
+def _is_arr(k: Any) -> TypeGuard[Array]:
     return hasattr(k, "shape") and hasattr(k, "dtype") and type(k) not in (int, bool)
 
 
@@ -1269,19 +1229,68 @@ def gather_key(xp, x, key):
     return y
 
 
-@getitem.defvjp
-def _getitem_vjp(xp, res, g):
-    shape, key, post, mid, pre, shape1, shape0 = res
-    if post is not None:
-        # a 0-d mask or a Python bool became a new axis, then ``post`` selected on it
-        z = xp.zeros(mid, dtype=g.dtype)
-        g = _index_put(xp, z, _drop_none(post), g) if not _empty(g) else z
-    g = _getitem_grad(xp, shape1, key, g)
-    if pre is not None:  # the integers applied first (PyTorch's order)
-        g = _index_put(xp, xp.zeros(shape, dtype=g.dtype), pre, g)
-    if shape0 is not None:
-        g = xp.reshape(g, shape0)
-    return (g, None)
+def _split_selects(xp, shape, key):
+    """For a key with integers (or 0-d index arrays) beside index arrays of ndim >= 1:
+    ``(pre, rest)``, the selects applied first and the rest of the key (PyTorch's
+    order); else ``(None, key)``."""
+    if sum(1 for k in key if _is_arr(k) or type(k) is int) < 2:
+        return None, key
+    plan = _plan(xp, shape, key)
+
+    def sel(k, kd):
+        return kd == "int" or (kd == "iarr" and k.ndim == 0)
+
+    if not (any(kd in ("iarr", "barr") and k.ndim for k, kd, _ in plan)
+            and any(sel(k, kd) for k, kd, _ in plan)):
+        return None, key
+    pre, rest = [], []
+    for k, kd, _ in plan:
+        if sel(k, kd):
+            pre.append(k)
+        else:
+            if kd != "none":
+                pre.extend([slice(None)] * (k.ndim if kd == "barr" else 1))
+            rest.append(k)
+    return tuple(pre), tuple(rest)
+
+
+def _mask_scatter(xp, mask, d, g, shape):
+    """Zeros of ``shape`` with ``g`` written where ``mask`` (over dimensions ``d`` ...) is
+    True: the VJP of ``x[..., mask, ...]``, from ``cumulative_sum``, ``take`` and ``where``
+    only (no boolean ``__setitem__``: lazy on Dask, valid on array_api_strict)."""
+    k = mask.ndim
+    flat = xp.reshape(mask, (-1,))
+    pos = xp.cumulative_sum(xp.astype(flat, xp.int64)) - 1
+    pos = xp.where(pos < 0, xp.zeros_like(pos), pos)
+    if g.shape[d] == 0:
+        return xp.zeros(shape, dtype=g.dtype)
+    vals = xp.take(g, pos, axis=d)  # (..., mask.size, ...)
+    vals = xp.reshape(vals, tuple(shape))
+    m = xp.reshape(mask, (1,) * d + tuple(mask.shape) + (1,) * (len(shape) - d - k))
+    return xp.where(m, vals, xp.zeros_like(vals))
+
+
+def _empty(a):
+    return any(n == 0 for n in a.shape)
+
+
+def _drop_none(key):
+    return tuple(k for k in key if k is not None)
+
+
+def _index_put(xp, z, key, value):
+    """A copy of ``z`` with ``z[key] = value``; recorded when ``xp`` is arrayflow."""
+    put = getattr(xp, "index_put", None)
+    if put is not None:  # xp is arrayflow: record it
+        return put(z, key, value)
+    b = _backend.backend_of_array(z)
+    return index_put.forward(b, z, key, value)[0]  # the key handled as the op handles it
+
+
+def _get(a, key):
+    """``a[key]`` through the backend's ``getitem`` hook (raw arrays) or ``Tensor.__getitem__``."""
+    b = _backend.backend_of_array(a)
+    return a[key] if b is None else b.getitem(a, key)
 
 
 def _getitem_grad(xp, shape, key, g):
@@ -1339,173 +1348,85 @@ def _getitem_grad(xp, shape, key, g):
     return xp.permute_dims(gs, tuple(inv))
 
 
-def _mask_scatter(xp, mask, d, g, shape):
-    """Zeros of ``shape`` with ``g`` written where ``mask`` (over dimensions ``d`` ...) is
-    True: the VJP of ``x[..., mask, ...]``, from ``cumulative_sum``, ``take`` and ``where``
-    only (no boolean ``__setitem__``: lazy on Dask, valid on array_api_strict)."""
-    k = mask.ndim
-    flat = xp.reshape(mask, (-1,))
-    pos = xp.cumulative_sum(xp.astype(flat, xp.int64)) - 1
-    pos = xp.where(pos < 0, xp.zeros_like(pos), pos)
-    if g.shape[d] == 0:
-        return xp.zeros(shape, dtype=g.dtype)
-    vals = xp.take(g, pos, axis=d)  # (..., mask.size, ...)
-    vals = xp.reshape(vals, tuple(shape))
-    m = xp.reshape(mask, (1,) * d + tuple(mask.shape) + (1,) * (len(shape) - d - k))
-    return xp.where(m, vals, xp.zeros_like(vals))
+@op("getitem", backend_arg=True, section="indexing", dtypes="any", torch_name=None,
+    complex_ok=True)
+def getitem(backend, x: Array, key: Any, /):
+    """``x[key]``: basic, integer-array and boolean indexing, with NumPy's and PyTorch's
+    answers on every backend.
 
-
-def _empty(a):
-    return any(n == 0 for n in a.shape)
-
-
-def _drop_none(key):
-    return tuple(k for k in key if k is not None)
-
-
-def _index_put(xp, z, key, value):
-    """A copy of ``z`` with ``z[key] = value``; recorded when ``xp`` is arrayflow."""
-    put = getattr(xp, "index_put", None)
-    if put is not None:  # xp is arrayflow: record it
-        return put(z, key, value)
-    b = _backend.backend_of_array(z)
-    return index_put.forward(b, z, key, value)[0]  # the key handled as the op handles it
-
-
-def _get(a, key):
-    """``a[key]`` through the backend's ``getitem`` hook (raw arrays) or ``Tensor.__getitem__``."""
-    b = _backend.backend_of_array(a)
-    return a[key] if b is None else b.getitem(a, key)
-
-
-@op("index_put", backend_arg=True)
-def index_put(backend, x, key, values, /):
-    """A copy of ``x`` with ``x[key] = values`` (out of place; PyTorch ``index_put``).
+    Beyond the standard (which requires one index per dimension and leaves
+    out-of-range integers unspecified): missing trailing dimensions are taken
+    whole, negative indices count from the end, Python ``True``/``False`` add an
+    axis of size 1/0 (PyTorch), 0-d boolean masks and 0-d Tensors as slice bounds
+    work, and lists are integer arrays. Whether the result aliases ``x`` is
+    backend-defined (NumPy: basic indexing gives views); never rely on it.
 
     Parameters
     ----------
     x : Tensor
-    key : index
-        As for :func:`getitem` (normalised the same way: negative indices count from
-        the end, ``True``/``False``/0-d masks, ``None``, 0-d index Tensors). Integer
-        arrays as far as the backend's ``__setitem__`` allows them (not
-        array_api_strict); with repeated indices one of the values is written
-        (PyTorch's and NumPy's ``x[idx] = v``: no accumulation).
-    values : Tensor or scalar
-        Broadcast to ``x[key]``'s shape.
+        Any shape and dtype.
+    key : int, slice, ellipsis, None, bool, Tensor, list or tuple of them
+        The index: integers, slices, one ``...``, None (a new axis), integer or
+        boolean Tensors (host arrays and lists are converted), as in PyTorch.
 
     Returns
     -------
     Tensor
-        Shape and dtype of ``x``.
+        Of ``x``'s dtype and the shape PyTorch's ``x[key]`` has (integers before index
+        arrays are applied first, PyTorch's order). The gradient scatters back into
+        zeros of ``x``'s shape (accumulating over repeated indices).
 
     Raises
     ------
     IndexError
-        An integer index outside ``[-n, n)`` (Dask, lazy index Tensor: when computed).
+        An integer index outside ``[-n, n)`` (on Dask, for a lazy index Tensor, when
+        the result is computed), too many indices, more than one ``...``, a mask whose
+        shape does not match, index arrays that do not broadcast together, or an index
+        of a wrong type.
+    TypeError
+        (``BackendMismatchError``) If an index Tensor lives on another backend.
+
+    Notes
+    -----
+    The backward of a few combinations (several boolean masks with None, a mask
+    beside integer arrays) raises ``NotImplementedError``.
+
+    Source: array API standard 2025.12, "Indexing"; PyTorch ``Tensor.__getitem__``.
     """
-    import array_api_extra as xpx
-
+    key, post, eshape = norm_key(backend, x.shape, key)
     xp = backend._xp or backend.xp
-    key, post, eshape = norm_key(backend, x.shape, key, "index_put")
-    if eshape is not None:  # bools beside index arrays: write into x with their new axes
-        out, res = index_put.forward(backend, xp.reshape(x, eshape), key, values)
-        return xp.reshape(out, tuple(x.shape)), (None,) * 5 + (
-            ("eshape", tuple(x.shape), eshape, res),)
-    pre, rest = _split_selects(xp, x.shape, key)
+    shape0 = None
+    if eshape is not None:  # bools beside index arrays: their new axes first
+        shape0 = tuple(x.shape)
+        x = xp.reshape(x, eshape)
+    shape = x.shape
+    pre, rest = _split_selects(xp, shape, key)
     if pre is not None:
-        # PyTorch: integers select first, the index arrays then index the selection
-        # (x[0, :, idx] = v writes v laid out as (n1, k), not NumPy's (k, n1))
-        sub = backend.getitem(x, pre)
-        sub2, inner = index_put.forward(backend, sub, rest, values)
-        out, _ = index_put.forward(backend, x, pre, sub2)
-        return out, (pre, None, None, None, None, ("pre", inner))
-    # Keeps the shape of ``values``, not the array: ``b[0:2] = b[0:2] * 3`` must not
-    # save (and version-check) a view of the storage it writes.
-    vshape = getattr(values, "shape", None)
-    rshape = cond = None
-    lazy0 = [i for i, k in enumerate(key) if _is_arr(k) and k.ndim == 0
-             and xp.isdtype(k.dtype, "integral")]
-    if post is not None or any(k is None for k in key) or lazy0:
-        # New axes (None, True, 0-d masks) and 0-d lazy indices, which backends refuse in
-        # __setitem__: write the value reshaped to the target without them.
-        rshape = tuple(backend.getitem(x, key).shape)
-        if post is not None:
-            for k in post:
-                if type(k) is slice and k == slice(0, 0):
-                    cond = False
-                elif _is_arr(k) and cond is not False:
-                    c = xp.reshape(k, ())
-                    cond = c if cond is None else cond & c
-        key = tuple(xp.reshape(k, (1,)) if i in lazy0 else k
-                    for i, k in enumerate(key) if k is not None)
-        if cond is False:
-            return xp.asarray(x, copy=True), (key, vshape, rshape, cond, None, None)
-        if backend.lazy and cond is None and not lazy0 and (
-                not _is_arr(values) or values.ndim == 0) and any(_is_bool_arr(k) for k in key):
-            # a scalar beside a mask and new axes: written as is (the masked target's
-            # shape may be unknown on Dask)
-            rshape = None
-            k1 = key[0] if len(key) == 1 else key
-            import array_api_extra as xpx
-
-            return xpx.at(x, k1).set(values, copy=True, xp=xp), (key, vshape, rshape, cond,
-                                                                 None, None)
-        tshape = tuple(backend.getitem(x, key).shape)
-        v = values if _is_arr(values) else xp.asarray(values, dtype=x.dtype)
-        v = xp.broadcast_to(v, rshape)
-        if cond is not None:
-            v = xp.where(cond, v, xp.reshape(backend.getitem(x, key), rshape))
-        values = xp.reshape(v, tshape)
-    if not backend.integer_array_setitem and not backend.lazy and len(key) > 1 and any(
-            _is_bool_arr(k) for k in key):
-        # a mask beside other indices (the standard allows it only alone): its nonzero()
-        # integer arrays, written like other index arrays below
-        key = tuple(e for k in key for e in (xp.nonzero(k) if _is_bool_arr(k) else (k,)))
-    if 0 in tuple(x.shape) or any(
-            (type(k) is slice and k == slice(0, 0))
-            or (_is_arr(k) and not _is_bool_arr(k) and 0 in tuple(k.shape)) for k in key):
-        # nothing to write (Dask's __setitem__ refuses an empty region)
-        return xp.asarray(x, copy=True), (key, vshape, rshape, cond, None, None)
-    if backend.lazy and key and _is_arr(values) and _is_bool_arr(key[0]) and all(
-            k is Ellipsis or (type(k) is slice and k == slice(None)) for k in key[1:]):
-        # Dask: ``x[mask] = v`` with an array ``v`` (nnz values, or a row broadcast
-        # along the mask) needs the unknown number of True elements; written with
-        # ``where`` and a gather at the running count instead, lazily.
-        out, n = _mask_put(backend, xp, x, key[0], values)
-        return out, (key, vshape, rshape, cond, (key[0], n), None)
-    n_int = sum(1 for k in key if _is_arr(k) and not _is_bool_arr(k))
-    if (n_int > 1 and backend.lazy) or (n_int and not backend.integer_array_setitem):
-        # Dask writes through one integer array only, array_api_strict through none: write
-        # through one flat index (Dask) or a standard-only scatter (strict)
-        return _flat_put(backend, xp, x, key, values), (key, vshape, rshape, cond, None, None)
-    k1 = key[0] if len(key) == 1 else key  # Dask's __setitem__ wants a lone mask bare
-    return xpx.at(x, k1).set(values, copy=True, xp=xp), (key, vshape, rshape, cond, None, None)
+        # PyTorch applies integers first (a select), then the index arrays or masks, which
+        # NumPy would treat together (x[0, :, idx] is (n1, k) in PyTorch, (k, n1) in NumPy)
+        x = backend.getitem(x, pre)
+        key = rest
+    y = backend.getitem(x, key)
+    mid = None
+    if post is not None:
+        mid = tuple(y.shape)
+        y = backend.getitem(y, post)
+    return y, (shape, key, post, mid, pre, tuple(x.shape), shape0)
 
 
-def _split_selects(xp, shape, key):
-    """For a key with integers (or 0-d index arrays) beside index arrays of ndim >= 1:
-    ``(pre, rest)``, the selects applied first and the rest of the key (PyTorch's
-    order); else ``(None, key)``."""
-    if sum(1 for k in key if _is_arr(k) or type(k) is int) < 2:
-        return None, key
-    plan = _plan(xp, shape, key)
-
-    def sel(k, kd):
-        return kd == "int" or (kd == "iarr" and k.ndim == 0)
-
-    if not (any(kd in ("iarr", "barr") and k.ndim for k, kd, _ in plan)
-            and any(sel(k, kd) for k, kd, _ in plan)):
-        return None, key
-    pre, rest = [], []
-    for k, kd, _ in plan:
-        if sel(k, kd):
-            pre.append(k)
-        else:
-            if kd != "none":
-                pre.extend([slice(None)] * (k.ndim if kd == "barr" else 1))
-            rest.append(k)
-    return tuple(pre), tuple(rest)
+@getitem.defvjp
+def _getitem_vjp(xp, res, g):
+    shape, key, post, mid, pre, shape1, shape0 = res
+    if post is not None:
+        # a 0-d mask or a Python bool became a new axis, then ``post`` selected on it
+        z = xp.zeros(mid, dtype=g.dtype)
+        g = _index_put(xp, z, _drop_none(post), g) if not _empty(g) else z
+    g = _getitem_grad(xp, shape1, key, g)
+    if pre is not None:  # the integers applied first (PyTorch's order)
+        g = _index_put(xp, xp.zeros(shape, dtype=g.dtype), pre, g)
+    if shape0 is not None:
+        g = xp.reshape(g, shape0)
+    return (g, None)
 
 
 def _flat_put(backend, xp, x, key, values):
@@ -1592,6 +1513,123 @@ def _mask_put(backend, xp, x, mask, v):
     return xp.where(mb, vals, x), n
 
 
+@op("index_put", backend_arg=True, section="torch", dtypes="any", complex_ok=True)
+def index_put(backend, x: Array, key: Any, values: Array | bool | int | float | complex, /):
+    """A copy of ``x`` with ``x[key] = values`` (out of place; PyTorch ``index_put``).
+
+    Parameters
+    ----------
+    x : Tensor
+        Any shape and dtype.
+    key : index
+        As for :func:`getitem` (normalised the same way: negative indices count from
+        the end, ``True``/``False``/0-d masks, ``None``, 0-d index Tensors). Integer
+        arrays on every backend (on array_api_strict and, for several of them, Dask,
+        written through one flat index); with repeated indices one of the values is
+        written (PyTorch's and NumPy's ``x[idx] = v``: no accumulation).
+    values : Tensor or scalar
+        Broadcast to ``x[key]``'s shape.
+
+    Returns
+    -------
+    Tensor
+        Shape and dtype of ``x``. The gradient of ``x`` is zero where written, that of
+        ``values`` the gradient at the written places (summed over broadcasting).
+
+    Raises
+    ------
+    IndexError
+        An integer index outside ``[-n, n)`` (Dask, lazy index Tensor: when computed),
+        or a key :func:`getitem` refuses.
+    ValueError
+        If ``values`` does not broadcast to ``x[key]``'s shape (the backend's error; on
+        Dask, for a mask, when computed).
+
+    Notes
+    -----
+    Source: PyTorch ``torch.index_put`` / ``Tensor.__setitem__`` (out of place); the
+    array API standard 2025.12's "Indexing" rules for the key.
+    """
+
+    import array_api_extra as xpx
+
+    xp = backend._xp or backend.xp
+    key, post, eshape = norm_key(backend, x.shape, key, "index_put")
+    if eshape is not None:  # bools beside index arrays: write into x with their new axes
+        out, res = index_put.forward(backend, xp.reshape(x, eshape), key, values)
+        return xp.reshape(out, tuple(x.shape)), (None,) * 5 + (
+            ("eshape", tuple(x.shape), eshape, res),)
+    pre, rest = _split_selects(xp, x.shape, key)
+    if pre is not None:
+        # PyTorch: integers select first, the index arrays then index the selection
+        # (x[0, :, idx] = v writes v laid out as (n1, k), not NumPy's (k, n1))
+        sub = backend.getitem(x, pre)
+        sub2, inner = index_put.forward(backend, sub, rest, values)
+        out, _ = index_put.forward(backend, x, pre, sub2)
+        return out, (pre, None, None, None, None, ("pre", inner))
+    # Keeps the shape of ``values``, not the array: ``b[0:2] = b[0:2] * 3`` must not
+    # save (and version-check) a view of the storage it writes.
+    vshape = getattr(values, "shape", None)
+    rshape = cond = None
+    lazy0 = [i for i, k in enumerate(key) if _is_arr(k) and k.ndim == 0
+             and xp.isdtype(k.dtype, "integral")]
+    if post is not None or any(k is None for k in key) or lazy0:
+        # New axes (None, True, 0-d masks) and 0-d lazy indices, which backends refuse in
+        # __setitem__: write the value reshaped to the target without them.
+        rshape = tuple(backend.getitem(x, key).shape)
+        if post is not None:
+            for k in post:
+                if type(k) is slice and k == slice(0, 0):
+                    cond = False
+                elif _is_arr(k) and cond is not False:
+                    c = xp.reshape(k, ())
+                    cond = c if cond is None else cond & c
+        key = tuple(xp.reshape(k, (1,)) if i in lazy0 else k
+                    for i, k in enumerate(key) if k is not None)
+        if cond is False:
+            return xp.asarray(x, copy=True), (key, vshape, rshape, cond, None, None)
+        if backend.lazy and cond is None and not lazy0 and (
+                not _is_arr(values) or values.ndim == 0) and any(_is_bool_arr(k) for k in key):
+            # a scalar beside a mask and new axes: written as is (the masked target's
+            # shape may be unknown on Dask)
+            rshape = None
+            k1 = key[0] if len(key) == 1 else key
+            import array_api_extra as xpx
+
+            return xpx.at(x, k1).set(values, copy=True, xp=xp), (key, vshape, rshape, cond,
+                                                                 None, None)
+        tshape = tuple(backend.getitem(x, key).shape)
+        v = values if _is_arr(values) else xp.asarray(values, dtype=x.dtype)
+        v = xp.broadcast_to(v, rshape)
+        if cond is not None:
+            v = xp.where(cond, v, xp.reshape(backend.getitem(x, key), rshape))
+        values = xp.reshape(v, tshape)
+    if not backend.integer_array_setitem and not backend.lazy and len(key) > 1 and any(
+            _is_bool_arr(k) for k in key):
+        # a mask beside other indices (the standard allows it only alone): its nonzero()
+        # integer arrays, written like other index arrays below
+        key = tuple(e for k in key for e in (xp.nonzero(k) if _is_bool_arr(k) else (k,)))
+    if 0 in tuple(x.shape) or any(
+            (type(k) is slice and k == slice(0, 0))
+            or (_is_arr(k) and not _is_bool_arr(k) and 0 in tuple(k.shape)) for k in key):
+        # nothing to write (Dask's __setitem__ refuses an empty region)
+        return xp.asarray(x, copy=True), (key, vshape, rshape, cond, None, None)
+    if backend.lazy and key and _is_arr(values) and _is_bool_arr(key[0]) and all(
+            k is Ellipsis or (type(k) is slice and k == slice(None)) for k in key[1:]):
+        # Dask: ``x[mask] = v`` with an array ``v`` (nnz values, or a row broadcast
+        # along the mask) needs the unknown number of True elements; written with
+        # ``where`` and a gather at the running count instead, lazily.
+        out, n = _mask_put(backend, xp, x, key[0], values)
+        return out, (key, vshape, rshape, cond, (key[0], n), None)
+    n_int = sum(1 for k in key if _is_arr(k) and not _is_bool_arr(k))
+    if (n_int > 1 and backend.lazy) or (n_int and not backend.integer_array_setitem):
+        # Dask writes through one integer array only, array_api_strict through none: write
+        # through one flat index (Dask) or a standard-only scatter (strict)
+        return _flat_put(backend, xp, x, key, values), (key, vshape, rshape, cond, None, None)
+    k1 = key[0] if len(key) == 1 else key  # Dask's __setitem__ wants a lone mask bare
+    return xpx.at(x, k1).set(values, copy=True, xp=xp), (key, vshape, rshape, cond, None, None)
+
+
 @index_put.defvjp
 def _index_put_vjp(xp, res, g):
     extra = res[5]
@@ -1635,10 +1673,3 @@ def _index_put_vjp(xp, res, g):
                 gk = xp.where(cond, gk, xp.zeros_like(gk))
         gv = _sum_to(xp, gk, vshape)
     return (gx, None, gv)
-
-
-# Pure data movement (copies, sums over broadcast or repeated positions): the VJPs are
-# right for complex values as they are (PyTorch's convention, arrayflow.ops._vjp_util).
-from ._vjp_util import mark_complex_ok as _mark_complex_ok  # noqa: E402
-
-_mark_complex_ok(getitem, index_put)
