@@ -406,12 +406,21 @@ def handle_arrayflow_function(public_api: Callable, relevant_args, *args, **kwar
     (PyTorch's ``handle_torch_function``): those that take part, ordered by
     :func:`overloaded`; active modes first.
 
+    As PyTorch's helper (whose ``_get_overloaded_args`` collects any type with the
+    method), a plain Tensor among ``relevant_args`` counts here too while dispatch is
+    on: its default ``__arrayflow_function__`` runs ``public_api`` with overrides of
+    subclasses off, so an unguarded call on plain Tensors still computes.
+
     Raises
     ------
     TypeError
-        If every implementation returns ``NotImplemented``.
+        If every implementation returns ``NotImplemented``, or none takes part and no
+        mode is active.
     """
-    over = overloaded([a for a in relevant_args if takes_part(a)])
+    st = state.get()
+    on = st is None or not (st.disable_subclass or st.disable_all)
+    over = overloaded([a for a in relevant_args
+                       if type_takes_part(type(a), st) or (on and type(a) is _plain)])
     return dispatch(public_api, over, args, kwargs)
 
 

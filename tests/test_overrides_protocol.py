@@ -378,6 +378,34 @@ def test_handle_orders_the_relevant_args():
     assert _same(case) == (("raises", "TypeError"), [("A", ("Sub", "A")), ("A", ("Sub", "A"))])
 
 
+def test_handle_with_only_plain_tensors_runs_the_function():
+    # torch.overrides.handle_torch_function collects a plain Tensor too (its default
+    # __torch_function__ runs the function); nothing at all to collect: TypeError
+    def case(s):
+        seen = []
+
+        def f(x, y=None):
+            seen.append(type(x).__name__)
+            return "impl"
+
+        x = s.ones(2)
+        first = s.handle(f, (x, 1), x, 1)
+        try:
+            s.handle(f, (1,), 1)
+            second = "ran"
+        except TypeError:
+            second = "TypeError"
+        with s.disable_sub():
+            try:
+                s.handle(f, (x,), x)
+                third = "ran"
+            except TypeError:
+                third = "TypeError"
+        return (first, second, third, seen)
+
+    assert _same(case) == (("result", ("impl", "TypeError", "TypeError", ["Tensor"])), [])
+
+
 def test_has_function_for_plain_subclass_and_duck():
     def case(s):
         Sub = type("Sub", (s.Tensor,), {})
