@@ -958,3 +958,21 @@ def test_vjp_cotangent_of_another_float_dtype_is_cast_as_torch(backend):
     tr = tfn(torch.tensor(YN.astype(np.float64)))[0]
     assert r.dtype == af.float32 and tr.dtype == torch.float32
     close(r, tr)
+
+
+def test_graph_outside_the_transform_survives_it(backend):
+    # f reads w, computed with a graph before the transform: grad must not free w's graph
+    v = af.asarray(YN).requires_grad_()
+    tv = torch.tensor(YN, requires_grad=True)
+    w, tw = v * v, tv * tv
+    g = grad(lambda a: (a * w).sum())(af.asarray(XN))
+    tg = tfunc.grad(lambda a: (a * tw).sum())(torch.tensor(XN))
+    close(g, tg)
+    w.sum().backward()
+    tw.sum().backward()
+    close(v.grad, tv.grad)
+    # the same when the leaf under w is gone (only the graph remains)
+    w2 = af.asarray(YN).requires_grad_() * 3
+    g2 = grad(lambda a: (a * w2).sum())(af.asarray(XN))
+    assert g2.requires_grad  # as torch.func: it depends on a Tensor that requires grad
+    w2.sum().backward()  # raised "backward through the graph a second time" if freed

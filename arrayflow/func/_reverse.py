@@ -131,7 +131,9 @@ class _Level:
                     stack_.pop()
                     continue
                 if type(n) is AccumulateGrad:
-                    memo[n] = n not in fresh and n.variable is not None
+                    # a leaf already collected counts as outside: a backward through the
+                    # Tensors computed from it still runs (and needs their graph)
+                    memo[n] = n not in fresh
                     stack_.pop()
                     continue
                 pending = [m for m, _ in n._edges if m is not None and m not in memo]
