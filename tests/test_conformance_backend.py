@@ -197,6 +197,57 @@ def test_lazy_backend_that_computes_fails_laziness(tmp_path):
     assert all(r["status"] == "passed" for k, r in by_id.items() if k != "forward:exp-float32")
 
 
+def test_lazy_backend_not_lazy_cases_are_held_to_their_declaration(tmp_path):
+    """Cases marked not lazy do not pass by returning early on an exception: a wrong
+    data-dependent result (``nonzero`` off by one) and an undeclared refusal
+    (``unique_values`` raising ``NotImplementedError``) fail; the declared refusal
+    (``from_dlpack``: ``lazy_raises``) is reported as skipped with its reason; a case that
+    computes by design (``allclose``) is compared with the reference and passes."""
+    script = tmp_path / "not_lazy.py"
+    script.write_text(textwrap.dedent('''
+        import sys
+        import array_api_compat.dask.array as _dax
+        import arrayflow as af
+        from arrayflow_dask import DaskBackend
+
+        def _refuse(x):
+            raise NotImplementedError("unique_values is not implemented here")
+
+        class _Namespace:
+            def __getattr__(self, name):
+                if name == "nonzero":
+                    return lambda x: tuple(i + 1 for i in _dax.nonzero(x))
+                if name == "unique_values":
+                    return _refuse
+                return getattr(_dax, name)
+
+        class WrongDask(DaskBackend):
+            name = "wrong-dask"
+
+            def load_namespace(self):
+                return _Namespace()
+
+        af.backends.register_backend("wrong-dask", WrongDask)
+        from arrayflow_conformance import main
+        sys.exit(main(sys.argv[1:]))
+    '''))
+    j = tmp_path / "r.json"
+    only = ["forward:nonzero-2d", "forward:unique_values-int32", "forward:from_dlpack-tensor",
+            "forward:allclose-near"]
+    # not --quick: that keeps the first case of each op only (from_dlpack's is lazy)
+    out = subprocess.run([sys.executable, str(script), "backend", "wrong-dask",
+                          "--no-progress", "--only", *only, "--json", str(j)],
+                         capture_output=True, text=True, env=_env(), timeout=600)
+    assert out.returncode == 1, out.stdout + out.stderr
+    _, by_id = _results(j)
+    status = {k: r["status"] for k, r in by_id.items()}
+    assert status == {"forward:nonzero-2d": "failed", "forward:unique_values-int32": "failed",
+                      "forward:from_dlpack-tensor": "skipped",
+                      "forward:allclose-near": "passed"}, by_id
+    assert "NotImplementedError" in by_id["forward:unique_values-int32"]["detail"]
+    assert "__dlpack__" in by_id["forward:from_dlpack-tensor"]["detail"]
+
+
 def test_unknown_backend_lists_installed_ones(capsys):
     assert main(["backend", "no-such-backend"]) == 2
     err = capsys.readouterr().err

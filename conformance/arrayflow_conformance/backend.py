@@ -10,7 +10,10 @@ list kept here:
     arrays from ``hypothesis.extra.array_api`` (over the NumPy namespace, special
     values included) in the case's dtypes and shapes; other cases draw the seed
     of the case's input generator. On lazy backends the call runs under
-    :func:`arrayflow.testing.lazy.forbid_compute`.
+    :func:`arrayflow.testing.lazy.forbid_compute`; a case marked not lazy is held to
+    what it declares (a data-dependent shape raises ``DataDependentShapeError``, then
+    computes under ``allow_compute()``; ``lazy_raises`` is reported as skipped with its
+    reason; otherwise it computes), and its result is compared with the reference.
 ``promotion``
     the standard's type promotion table (:mod:`arrayflow.testing.promotion`)
     through ``result_type`` and arithmetic, and Python scalar operands.
@@ -60,16 +63,6 @@ EXAMPLES = {"quick": 2, "full": 10}
 QUICK_LAZY_GRADCHECK_ELEMENTS = 8
 #: Draws searched for a smaller failing input once a check has failed on the case's own input.
 SEARCH_EXAMPLES = 100
-
-
-
-def _not_lazy_errors() -> tuple[type[BaseException], ...]:
-    """Errors a case marked not lazy may raise on a lazy backend (data-dependent shapes...)."""
-    import arrayflow as af
-
-    extra = getattr(af, "DataDependentShapeError", None)
-    return (NotImplementedError, ValueError, TypeError, AttributeError, IndexError,
-            *((extra,) if extra else ()))
 
 
 class SkipCheck(Exception):
@@ -255,9 +248,10 @@ def _array_dtypes(obj) -> set[str]:
 
 
 def _elementwise(case) -> bool:
+    """Whether the case's op is an element-wise function (its section in the op table)."""
     from arrayflow.ops import OPS
 
-    return OPS[case.op].forward.__module__.endswith(".elementwise")
+    return OPS[case.op].section == "elementwise"
 
 
 def _xps():
@@ -309,6 +303,54 @@ def _outputs(result):
     return tensors_in(result)
 
 
+def _not_lazy_call(case, a_args, a_kwargs, b):
+    """The call of a case marked not lazy (``case.lazy`` False) on a lazy backend.
+
+    What the case declares is asserted, as ``tests/test_ops_reference.py`` does; nothing
+    passes by returning early:
+
+    - a data-dependent output shape (``lazy_note`` is the case table's data-dependent
+      note) raises :class:`arrayflow.DataDependentShapeError` without computing, and
+      under ``allow_compute()`` gives the result (compared with the reference);
+    - ``lazy_raises=(type, regex)``: the call raising that is the declared refusal, and
+      the check is reported as skipped with the case's ``lazy_note`` (a backend that
+      computes the call instead has its result compared with the reference); any other
+      exception fails the check;
+    - no declaration: the call computes (``bool()``, ``persist``) and its result is
+      compared with the reference, as on an eager backend.
+    """
+    import re
+
+    import arrayflow as af
+    from arrayflow.ops import OPS
+    from arrayflow.testing.cases import _NOT_LAZY_SHAPE
+    from arrayflow.testing.lazy import forbid_compute
+
+    fn = OPS[case.op]
+    if case.lazy_note == _NOT_LAZY_SHAPE:
+        try:
+            with forbid_compute(b):
+                fn(*a_args, **a_kwargs)
+        except af.DataDependentShapeError:
+            pass
+        else:
+            raise AssertionError(
+                f"{case.id}: a data-dependent output shape on a lazy backend must raise "
+                f"DataDependentShapeError outside allow_compute(); the call returned")
+        with af.allow_compute():
+            return fn(*a_args, **a_kwargs)
+    if case.lazy_raises is not None:
+        exc_type, pattern = case.lazy_raises
+        try:
+            return fn(*a_args, **a_kwargs)
+        except exc_type as e:
+            if not re.search(pattern, str(e)):
+                raise
+            raise SkipCheck(f"declared not lazy ({case.lazy_note}): raises "
+                            f"{type(e).__name__} as the case declares") from e
+    return fn(*a_args, **a_kwargs)
+
+
 def _forward_once(case, sample, ctx: Context) -> None:
     import numpy as np
 
@@ -318,15 +360,13 @@ def _forward_once(case, sample, ctx: Context) -> None:
 
     args, kwargs = sample
     b = ctx.backend
-    stay_lazy = case.lazy and b.lazy
-    with forbid_compute(b) if stay_lazy else contextlib.nullcontext():
+    if b.lazy and not case.lazy:
         a_args, a_kwargs = to_arrayflow((args, kwargs))
-        try:
+        result = _not_lazy_call(case, a_args, a_kwargs, b)
+    else:
+        with forbid_compute(b) if b.lazy else contextlib.nullcontext():
+            a_args, a_kwargs = to_arrayflow((args, kwargs))
             result = OPS[case.op](*a_args, **a_kwargs)
-        except _not_lazy_errors():
-            if b.lazy and not case.lazy:
-                return  # allowed to refuse (data-dependent shapes); never to be wrong
-            raise
     n_args, n_kwargs = to_numpy((args, kwargs))
     with np.errstate(all="ignore"):
         expected = case.reference_fn()(*n_args, **n_kwargs)
