@@ -976,3 +976,25 @@ def test_graph_outside_the_transform_survives_it(backend):
     g2 = grad(lambda a: (a * w2).sum())(af.asarray(XN))
     assert g2.requires_grad  # as torch.func: it depends on a Tensor that requires grad
     w2.sum().backward()  # raised "backward through the graph a second time" if freed
+
+
+def test_grad_over_the_modules_own_parameters_matches_torch(backend):
+    # the Parameters require grad: the gradients stay tracked (torch.func's note on
+    # functional_call), no .grad is written, and the module keeps its Parameters
+    m, tm = AfNet(), TNet()
+    st = _state_np(4)
+    m.load_state_dict({k: af.asarray(v) for k, v in st.items()})
+    tm.load_state_dict({k: torch.tensor(v) for k, v in st.items()})
+    x, tx = af.asarray(MN), torch.tensor(MN)
+    g = grad(lambda p: (functional_call(m, p, (x,)) ** 2).mean())(dict(m.named_parameters()))
+    tg = tfunc.grad(lambda p: (tfunc.functional_call(tm, p, (tx,)) ** 2).mean())(
+        dict(tm.named_parameters()))
+    close_tree(g, tg)
+    assert all(g[k].requires_grad == tg[k].requires_grad is True for k in g)
+    assert all(p.grad is None for p in m.parameters())
+    assert all(isinstance(p, nn.Parameter) for p in m.parameters())
+    # detached parameters: untracked results (the faster form torch.func recommends)
+    gd = grad(lambda p: (functional_call(m, p, (x,)) ** 2).mean())(
+        {k: v.detach() for k, v in m.named_parameters()})
+    assert not any(v.requires_grad for v in gd.values())
+    close_tree(gd, tg)
