@@ -98,17 +98,16 @@ PUBLIC = _collect()
 
 
 def _signature(obj, kind):
-    target = obj.__init__ if kind == "class" else obj
-    try:
-        return inspect.signature(target)
+    try:  # a class: the parameters of its own __init__ or __new__, as inspect resolves them
+        return inspect.signature(obj)
     except (TypeError, ValueError):
         return None
 
 
 def _params(sig, kind):
     ps = list(sig.parameters.values())
-    if kind in ("class",) or (ps and ps[0].name in ("self", "cls")):
-        ps = [p for p in ps if p.name not in ("self", "cls")]
+    if ps and ps[0].name in ("self", "cls"):
+        ps = ps[1:]
     return ps
 
 

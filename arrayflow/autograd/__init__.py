@@ -8,7 +8,9 @@ engine never reads array values, so Dask graphs stay lazy through backward.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator, Sequence
 
+from .._typing import Array
 from ..ops import _registry
 from ..ops.creation import ones_like
 from ..ops.dtypes import astype
@@ -77,7 +79,9 @@ def _root_grads(fname, outputs, grads):
     return out
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+def backward(tensors: Array | Sequence[Array], grad_tensors: Array | Sequence[Array] | None = None,
+             retain_graph: bool | None = None, create_graph: bool = False,
+             inputs: Array | Sequence[Array] | None = None) -> None:
     """Accumulate gradients of ``tensors`` into the ``.grad`` of graph leaves.
 
     Matches ``torch.autograd.backward``. ``inputs`` restricts accumulation to
@@ -97,8 +101,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                  inputs=_seq(inputs), capture=False)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=False):
+def grad(outputs: Array | Sequence[Array], inputs: Array | Sequence[Array],
+         grad_outputs: Array | Sequence[Array] | None = None,
+         retain_graph: bool | None = None, create_graph: bool = False,
+         allow_unused: bool = False) -> tuple[Array | None, ...]:
     """Gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated).
 
     Matches ``torch.autograd.grad``: returns a tuple with one Tensor per input
@@ -119,7 +125,7 @@ def set_detect_anomaly(mode: bool) -> None:
 
 
 @contextlib.contextmanager
-def detect_anomaly(check_nan: bool = True):
+def detect_anomaly(check_nan: bool = True) -> Iterator[None]:
     """Record forward tracebacks and raise when backward produces NaN.
 
     The error names the node (``DivBackward``) and shows the traceback of the

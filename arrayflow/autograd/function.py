@@ -24,8 +24,11 @@ arrayflow operations, higher-order gradients work.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any
 
 from .. import _backend
+from .._typing import Array
 from ..ops import _registry
 from ..ops._vjp_util import sum_to_shape
 from ..ops.dtypes import astype
@@ -49,18 +52,19 @@ class FunctionCtx:
         The backend of the Tensor arguments.
     """
 
-    def __init__(self):
-        self._to_save = ()
-        self._saved = None
-        self._non_differentiable = set()
-        self._dirty = set()
+    def __init__(self) -> None:
+        self._to_save: tuple[Any, ...] = ()
+        self._saved: tuple[Any, ...] | None = None
+        self._non_differentiable: set[int] = set()
+        self._dirty: set[int] = set()
         self.materialize_grads = True
-        self.needs_input_grad = ()
-        self.xp = None
-        self.backend = None
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self._in_meta: tuple[Any, ...] = ()
+        self.xp: Any = None
+        self.backend: Any = None
         self._fname = "Function"
 
-    def save_for_backward(self, *tensors) -> None:
+    def save_for_backward(self, *tensors: Array | None) -> None:
         """Save Tensors (or None) for ``backward``; read them back with ``saved_tensors``.
 
         Raises
@@ -68,7 +72,7 @@ class FunctionCtx:
         TypeError
             If an argument is neither a Tensor nor None.
         """
-        Tensor = _registry.Tensor  # the Tensor class (a hook filled by tensor.py)
+        Tensor: Any = _registry.Tensor  # the Tensor class (a hook filled by tensor.py)
 
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
@@ -111,11 +115,11 @@ class FunctionCtx:
 
     saved_variables = saved_tensors
 
-    def mark_non_differentiable(self, *outputs) -> None:
+    def mark_non_differentiable(self, *outputs: Array) -> None:
         """Declare outputs that do not require grad (their gradients are zeros/None)."""
         self._non_differentiable.update(id(o) for o in outputs)
 
-    def mark_dirty(self, *inputs) -> None:
+    def mark_dirty(self, *inputs: Array) -> None:
         """Declare inputs modified in place by ``forward`` (they must be returned)."""
         self._dirty.update(id(t) for t in inputs)
 
@@ -134,7 +138,7 @@ class BackwardCFunction(_graph.Node):
         self.ctx._to_save = ()
 
     def _apply(self, grads, create_graph):
-        Tensor = _registry.Tensor  # the Tensor class (a hook filled by tensor.py)
+        Tensor: Any = _registry.Tensor  # the Tensor class (a hook filled by tensor.py)
 
         ctx = self.ctx
         backend = self.backend
@@ -288,24 +292,24 @@ class Function(metaclass=_FunctionMeta):
     """
 
     @staticmethod
-    def forward(*args, **kwargs):  # pragma: no cover - to be overridden
+    def forward(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - to be overridden
         raise NotImplementedError("Function subclasses must implement forward")
 
     @staticmethod
-    def backward(ctx, *grad_outputs):  # pragma: no cover - to be overridden
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:  # pragma: no cover - overridden
         raise NotImplementedError("Function subclasses must implement backward")
 
     setup_context = None  # the split form defines it
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise RuntimeError(
             f"{type(self).__name__}: Function classes are not instantiated; call "
             f"{type(self).__name__}.apply(...)")
 
     @classmethod
-    def apply(cls, *args, **kwargs):
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run ``forward`` and record the call for autograd; returns its output(s)."""
-        Tensor = _registry.Tensor  # the Tensor class (a hook filled by tensor.py)
+        Tensor: Any = _registry.Tensor  # the Tensor class (a hook filled by tensor.py)
 
         ctx = FunctionCtx()
         ctx._fname = cls.__name__
@@ -409,7 +413,7 @@ def _rebase_dirty_views(outputs, dirty) -> None:
             rebase_view(o, o)
 
 
-def once_differentiable(backward):
+def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:
     """Decorator for ``backward``: run it without recording (not twice-differentiable).
 
     A second-order backward through it raises ``RuntimeError`` naming the Function.
@@ -417,7 +421,7 @@ def once_differentiable(backward):
 
     @functools.wraps(backward)
     def wrapper(ctx, *grads):
-        Tensor = _registry.Tensor  # the Tensor class (a hook filled by tensor.py)
+        Tensor: Any = _registry.Tensor  # the Tensor class (a hook filled by tensor.py)
 
         # Unlike PyTorch, saved Tensors count too: the result depends on them, so a
         # second differentiation must raise rather than silently give no gradient.

@@ -7,7 +7,10 @@ PyTorch's ``torch.autograd.functional`` signatures, built on the engine
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import Any
 
+from .._typing import Array
 from ..ops.creation import ones_like, zeros_like
 from ..ops.manipulation import reshape, stack
 
@@ -44,7 +47,9 @@ def _grad(outputs, inputs, grad_outputs, create_graph, strict=False):
     return tuple(out)
 
 
-def vjp(func, inputs, v=None, create_graph=False, strict=False):
+def vjp(func: Callable[..., Any], inputs: Array | Sequence[Array],
+        v: Array | Sequence[Array] | None = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
     """Vector-Jacobian product ``v^T J`` of ``func`` at ``inputs``.
 
     Returns
@@ -66,7 +71,9 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     return (outs[0] if single_out else outs), (res[0] if single_in else res)
 
 
-def jvp(func, inputs, v=None, create_graph=False, strict=False):
+def jvp(func: Callable[..., Any], inputs: Array | Sequence[Array],
+        v: Array | Sequence[Array] | None = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
     """Jacobian-vector product ``J v`` (via the double-VJP trick).
 
     Returns
@@ -89,7 +96,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     return (outs[0] if single_out else outs), (res[0] if single_in else res)
 
 
-def jacobian(func, inputs, create_graph=False, strict=False):
+def jacobian(func: Callable[..., Any], inputs: Array | Sequence[Array],
+             create_graph: bool = False, strict: bool = False) -> Any:
     """The Jacobian of ``func`` at ``inputs``: shape ``output.shape + input.shape``.
 
     For tuples of inputs/outputs, nested tuples ``J[i][j]`` (output i, input j).
@@ -100,7 +108,7 @@ def jacobian(func, inputs, create_graph=False, strict=False):
     result = []
     for o in outputs:
         m = math.prod(o.shape)
-        rows = [[] for _ in inputs]
+        rows: list[list] = [[] for _ in inputs]
         for k in range(m):
             v = zeros_like(o)
             idx = []
@@ -121,7 +129,8 @@ def jacobian(func, inputs, create_graph=False, strict=False):
     return result[0] if single_out else tuple(result)
 
 
-def hessian(func, inputs, create_graph=False, strict=False):
+def hessian(func: Callable[..., Any], inputs: Array | Sequence[Array],
+            create_graph: bool = False, strict: bool = False) -> Any:
     """The Hessian of a scalar ``func``: shape ``input.shape + input.shape``."""
     inputs_t, single_in = _tup(inputs)
 
@@ -135,7 +144,9 @@ def hessian(func, inputs, create_graph=False, strict=False):
     return j
 
 
-def hvp(func, inputs, v=None, create_graph=False, strict=False):
+def hvp(func: Callable[..., Any], inputs: Array | Sequence[Array],
+        v: Array | Sequence[Array] | None = None, create_graph: bool = False,
+        strict: bool = False) -> tuple[Any, Any]:
     """Hessian-vector product of a scalar ``func``.
 
     Returns

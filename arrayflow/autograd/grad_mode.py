@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
+from collections.abc import Callable
+from typing import Any, Literal
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
 
@@ -26,23 +28,24 @@ def is_grad_enabled() -> bool:
 
 class _GradMode:
     mode: bool = True
+    _tokens: list[contextvars.Token[bool]]
 
-    def __new__(cls, func=None):
+    def __new__(cls, func: Callable | None = None) -> Any:
         self = super().__new__(cls)
         self._tokens = []
         if func is not None and callable(func):  # used as @no_grad without parentheses
             return self(func)
         return self
 
-    def __enter__(self):
+    def __enter__(self) -> _GradMode:
         self._tokens.append(_enabled.set(self.mode))
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         _enabled.reset(self._tokens.pop())
         return False
 
-    def __call__(self, func):
+    def __call__(self, func: Callable) -> Callable:
         mode = self.mode
         if inspect.isgeneratorfunction(func):
             @functools.wraps(func)
@@ -101,7 +104,7 @@ class set_grad_enabled(_GradMode):  # noqa: N801 - PyTorch's name
         If ``mode`` is not a bool.
     """
 
-    def __new__(cls, mode):
+    def __new__(cls, mode: bool) -> set_grad_enabled:
         if not isinstance(mode, bool):
             raise TypeError(f"set_grad_enabled: argument 'mode' must be a bool, got {mode!r}")
         self = object.__new__(cls)
@@ -109,15 +112,15 @@ class set_grad_enabled(_GradMode):  # noqa: N801 - PyTorch's name
         self._tokens = [_enabled.set(mode)]
         return self
 
-    def __enter__(self):
+    def __enter__(self) -> _GradMode:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         if self._tokens:
             _enabled.reset(self._tokens.pop())
         return False
 
-    def __call__(self, func):
+    def __call__(self, func: Callable) -> Callable:
         # As a decorator the mode applies inside ``func`` only: undo the switch.
         if self._tokens:
             _enabled.reset(self._tokens.pop())

@@ -15,6 +15,10 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .._typing import Array
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -149,8 +153,9 @@ def _host_zeros(n):
         return zeros(n, dtype=_f64())
 
 
-def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-              raise_exception: bool = True, **_unused) -> bool:
+def gradcheck(func: Callable[..., Any], inputs: Array | Sequence[Array], *, eps: float = 1e-6,
+              atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True,
+              **_unused: Any) -> bool:
     """Check analytical gradients of ``func`` against finite differences.
 
     Parameters
@@ -240,9 +245,11 @@ def _part(k, n, cplx):
     return (" (real part)", k) if k < n else (" (imaginary part)", k - n)
 
 
-def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5,
+def gradgradcheck(func: Callable[..., Any], inputs: Array | Sequence[Array],
+                  grad_outputs: Array | Sequence[Array] | None = None, *, eps: float = 1e-6,
+                  atol: float = 1e-5,
                   rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
-                  raise_exception: bool = True, **_unused) -> bool:
+                  raise_exception: bool = True, **_unused: Any) -> bool:
     """Check second-order gradients of ``func`` against finite differences.
 
     Differentiates the vector-Jacobian product ``grad(func(inputs), inputs,

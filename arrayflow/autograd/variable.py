@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warnings
 
+from .._typing import Array
 from ..ops import _registry
 from ..ops.creation import empty
 
@@ -53,7 +54,8 @@ class Variable(metaclass=_VariableMeta):
         ``requires_grad=True`` on an integer or boolean Tensor.
     """
 
-    def __new__(cls, data=None, requires_grad: bool = False, volatile: bool = False):
+    def __new__(cls, data: Array | None = None, requires_grad: bool = False,
+                volatile: bool = False) -> Array:
         if volatile:
             warnings.warn("volatile was removed and now has no effect. Use "
                           "`with arrayflow.no_grad():` instead.", UserWarning, stacklevel=2)
