@@ -86,7 +86,7 @@ def _broadcast_arrays_vjp(xp, res, *gs):
 
 @op("broadcast_shapes", backend_arg=True, differentiable=False, out="raw",
     section="manipulation", dtypes=None)
-def broadcast_shapes(backend, *shapes: Sequence[int | None]):
+def broadcast_shapes(backend, *shapes: Sequence[int | None]) -> tuple[int | None, ...]:
     """The shape that ``shapes`` broadcast to (pure Python; no arrays needed).
 
     Parameters
