@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import types
+from collections.abc import Callable
 
 from .optimizer import Optimizer
 
@@ -37,7 +38,7 @@ class LRScheduler:
 
     _get_closed_form = False
 
-    def __init__(self, optimizer, last_epoch: int = -1):
+    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         name = type(self).__name__
         if not isinstance(optimizer, Optimizer):
             raise TypeError(
@@ -63,7 +64,7 @@ class LRScheduler:
         finally:
             self._is_initial = False
 
-    def get_lr(self) -> list:
+    def get_lr(self) -> list[float]:
         """The learning rates for ``last_epoch``, computed from the current ones."""
         raise NotImplementedError(f"{type(self).__name__}.get_lr is not implemented")
 
@@ -135,7 +136,8 @@ class StepLR(LRScheduler):
         If ``step_size`` is not a positive integer.
     """
 
-    def __init__(self, optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1):
+    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:
         if isinstance(step_size, bool) or not isinstance(step_size, int) or step_size <= 0:
             raise ValueError(
                 f"StepLR: argument step_size expected a positive integer, got {step_size!r}")
@@ -143,7 +145,7 @@ class StepLR(LRScheduler):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float]:
         """``lr * gamma`` at multiples of ``step_size``, else the current lr."""
         groups = self.optimizer.param_groups
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
@@ -177,7 +179,8 @@ class CosineAnnealingLR(LRScheduler):
         If ``T_max`` is not a positive integer.
     """
 
-    def __init__(self, optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1):  # noqa: N803
+    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,  # noqa: N803
+                 last_epoch: int = -1) -> None:
         if isinstance(T_max, bool) or not isinstance(T_max, int) or T_max <= 0:
             raise ValueError(
                 f"CosineAnnealingLR: argument T_max expected a positive integer, got {T_max!r}")
@@ -185,7 +188,7 @@ class CosineAnnealingLR(LRScheduler):
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float]:
         """The next learning rates (PyTorch's recursive formula)."""
         groups = self.optimizer.param_groups
         t, tmax, eta = self.last_epoch, self.T_max, self.eta_min
@@ -225,7 +228,9 @@ class LambdaLR(LRScheduler):
         If ``lr_lambda`` is not callable.
     """
 
-    def __init__(self, optimizer, lr_lambda, last_epoch: int = -1):
+    def __init__(self, optimizer: Optimizer,
+                 lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+                 last_epoch: int = -1) -> None:
         n = len(optimizer.param_groups) if isinstance(optimizer, Optimizer) else 0
         if isinstance(lr_lambda, (list, tuple)):
             if len(lr_lambda) != n:
@@ -241,7 +246,7 @@ class LambdaLR(LRScheduler):
                     f"LambdaLR: argument lr_lambda expected a callable, got {type(fn).__name__}")
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float]:
         """``base_lr * lr_lambda(last_epoch)`` per group."""
         return [b * fn(self.last_epoch) for b, fn in zip(self.base_lrs, self.lr_lambdas)]
 

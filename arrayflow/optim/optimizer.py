@@ -14,7 +14,8 @@ parameters and the optimizer state exactly as they were.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any, TypeAlias
 
 from .. import autograd as _autograd
 from ..ops.creation import asarray, zeros_like
@@ -35,6 +36,10 @@ class _RequiredParameter:
 
 required = _RequiredParameter()
 """Default value of an option each parameter group must specify."""
+
+ParamsT: TypeAlias = "Iterable[Tensor] | Iterable[dict[str, Any]]"
+"""What an optimizer's ``params`` accepts: Tensors, or parameter-group dicts (PyTorch's
+``ParamsT``)."""
 
 
 def _describe(obj) -> str:
@@ -71,7 +76,7 @@ class Optimizer:
         two groups, or a required option is missing.
     """
 
-    def __init__(self, params, defaults: dict):
+    def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
         self.defaults = dict(defaults)
         self.state: dict = {}
         self.param_groups: list[dict] = []
@@ -89,7 +94,7 @@ class Optimizer:
             raise TypeError(
                 f"{name}: argument params expected an iterable of Tensors or dicts, got "
                 f"{_describe(params)}")
-        param_groups = list(params)
+        param_groups: list[Any] = list(params)
         if not param_groups:
             raise ValueError(f"{name}: optimizer got an empty parameter list")
         if not isinstance(param_groups[0], dict):
@@ -319,7 +324,7 @@ class Optimizer:
                     state[key] = value
             self.state[p] = state
 
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform one optimization step (atomically).
 
         Parameters

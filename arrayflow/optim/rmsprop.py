@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..ops import creation as _c
 from ..ops import elementwise as _e
-from .optimizer import Optimizer, _check
+from .optimizer import Optimizer, ParamsT, _check
 
 __all__ = ["RMSprop"]
 
@@ -43,8 +43,9 @@ class RMSprop(Optimizer):
         (PyTorch's messages).
     """
 
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
-                 centered=False, *, maximize=False):
+    def __init__(self, params: ParamsT, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0, momentum: float = 0, centered: bool = False, *,
+                 maximize: bool = False) -> None:
         defaults = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
                         momentum=momentum, centered=centered, maximize=maximize)
         self._check_group(defaults)

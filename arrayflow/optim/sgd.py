@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .optimizer import Optimizer, _check
+from .optimizer import Optimizer, ParamsT, _check
 
 __all__ = ["SGD"]
 
@@ -39,8 +39,9 @@ class SGD(Optimizer):
         without a positive momentum and zero dampening (PyTorch's messages).
     """
 
-    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
-                 nesterov=False, *, maximize=False):
+    def __init__(self, params: ParamsT, lr: float = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
+                 maximize: bool = False) -> None:
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
                         weight_decay=weight_decay, nesterov=nesterov, maximize=maximize)
         self._check_group(defaults)
