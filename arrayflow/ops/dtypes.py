@@ -69,6 +69,24 @@ class iinfo_object:  # noqa: N801 - the standard's name
     dtype: _dtypes.DType
 
 
+def _native_of(fname: str, backend: Any, type: Any, kind: str | tuple[str, ...],
+               what: str, other: str) -> Any:
+    """The native dtype of ``type`` (a dtype or an array) for ``finfo``/``iinfo``.
+
+    Raises PyTorch's ``TypeError`` for a dtype of another kind (the backends disagree:
+    NumPy's namespace raised ``AttributeError``, array-api-strict ``ValueError``).
+    """
+    native = type.dtype if backend.is_array(type) else type
+    try:
+        dt = backend.arrayflow_dtype(native)
+    except (TypeError, KeyError):  # not a dtype of this backend: the backend's own check
+        return native
+    if not _dtypes.isdtype(dt, kind):
+        hint = "" if dt is _dtypes.bool else f"; use {other}() for {dt.name}"
+        raise TypeError(f"{fname}() requires {what} dtype, got {dt.name}{hint}")
+    return native
+
+
 @op("astype", section="data_type", dtypes="any", torch_name=None, complex_ok=True)
 def astype(xp, x: Array, dtype: DType, /, *, copy: bool = True, device: Any | None = None):
     """Copy of ``x`` cast to ``dtype`` (also to another ``device``).
@@ -212,13 +230,19 @@ def finfo(backend, type: DType | Array, /) -> finfo_object:
         ``bits``, ``eps``, ``max``, ``min``, ``smallest_normal`` (``tiny``) and
         ``dtype`` (a real floating :class:`~arrayflow.DType`).
 
+    Raises
+    ------
+    TypeError
+        For an integer or bool dtype (PyTorch's error type).
+
     Notes
     -----
     Source: array API standard 2025.12, Data Type Functions, ``finfo``
     (``torch.finfo``).
     """
-    t: Any = type
-    f = backend.xp.finfo(t.dtype if backend.is_array(t) else t)
+    native = _native_of("finfo", backend, type, ("real floating", "complex floating"),
+                        "a floating point", "iinfo")
+    f = backend.xp.finfo(native)
     return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
                         float(f.smallest_normal), backend.arrayflow_dtype(f.dtype))
 
@@ -238,13 +262,18 @@ def iinfo(backend, type: DType | Array, /) -> iinfo_object:
     iinfo_object
         ``bits``, ``max``, ``min`` and ``dtype``.
 
+    Raises
+    ------
+    TypeError
+        For a floating, complex or bool dtype (PyTorch's error type).
+
     Notes
     -----
     Source: array API standard 2025.12, Data Type Functions, ``iinfo``
     (``torch.iinfo``).
     """
-    t: Any = type
-    f = backend.xp.iinfo(t.dtype if backend.is_array(t) else t)
+    native = _native_of("iinfo", backend, type, "integral", "an integer", "finfo")
+    f = backend.xp.iinfo(native)
     return iinfo_object(int(f.bits), int(f.max), int(f.min), backend.arrayflow_dtype(f.dtype))
 
 
