@@ -90,8 +90,20 @@ from .ops.norms import norm  # noqa: E402
 from .ops.torch_functions import *  # noqa: E402,F403
 
 
-def is_tensor(obj):
-    """True if ``obj`` is an arrayflow Tensor (PyTorch ``is_tensor``)."""
+def is_tensor(obj: object) -> bool:
+    """Whether ``obj`` is an arrayflow Tensor (PyTorch ``is_tensor``).
+
+    Parameters
+    ----------
+    obj : object
+        Any object.
+
+    Returns
+    -------
+    bool
+        True for a :class:`Tensor` (a Parameter included), False otherwise (a Tensor-like
+        with ``__arrayflow_function__`` included, as PyTorch's for ``__torch_function__``).
+    """
     return isinstance(obj, Tensor)
 
 from . import nn, optim  # noqa: E402

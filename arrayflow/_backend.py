@@ -35,6 +35,7 @@ import contextvars
 import os
 import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
@@ -673,7 +674,7 @@ def set_backend(name: str | Backend, **options: Any) -> Backend:
 
 
 @contextlib.contextmanager
-def use_backend(name: str | Backend, **options: Any):
+def use_backend(name: str | Backend, **options: Any) -> Iterator[Backend]:
     """Context manager selecting a backend for this thread or async task only.
 
     ``with af.use_backend("dask", chunks=1000): ...``. Built on ``contextvars``:

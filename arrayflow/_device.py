@@ -243,7 +243,7 @@ def get_default_device() -> device:
     return device_of(_backend.get_backend())
 
 
-def set_default_device(dev) -> None:
+def set_default_device(dev: device | str | None) -> None:
     """Make creation functions allocate on ``dev`` (a device, a device string, or None).
 
     Selects the backend of that device type as the default (see the module

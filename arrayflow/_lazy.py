@@ -7,6 +7,8 @@ differentiable; ``compute`` ends the lazy graph and gives concrete values.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
+from typing import Any
 
 from . import _backend
 from .ops import _registry
@@ -17,7 +19,7 @@ __all__ = ["allow_compute", "compute"]
 
 
 @overridable
-def compute(*tensors):
+def compute(*tensors: Any) -> tuple[Any, ...]:
     """Compute several Tensors in one graph execution and return concrete Tensors.
 
     Dask's ``dask.compute``: work shared by the arguments (the forward pass a
@@ -76,7 +78,7 @@ def _concrete(a, lazy, host):
 
 
 @contextlib.contextmanager
-def allow_compute():
+def allow_compute() -> Iterator[None]:
     """Let functions with data-dependent output shapes compute them on lazy backends.
 
     ``unique_*``, ``nonzero``, boolean-mask indexing and ``repeat`` with Tensor

@@ -34,6 +34,7 @@ import re
 import secrets
 import struct
 from collections import OrderedDict
+from typing import Any
 
 from . import _backend
 from .tensor import Tensor
@@ -135,7 +136,7 @@ def _write_bytes(f, data: bytes) -> None:
     f.write(data)
 
 
-def save(obj, path) -> None:
+def save(obj: Any, path: str | os.PathLike[str]) -> None:
     """Save a nest of Tensors, numbers, strings, bools and None to ``path``, atomically.
 
     Parameters
@@ -559,7 +560,7 @@ class _Reader:
         return arr.astype(arr.dtype.newbyteorder("="), copy=False)
 
 
-def load(path, backend=None):
+def load(path: str | os.PathLike[str], backend: str | _backend.Backend | None = None) -> Any:
     """Load what :func:`save` wrote, onto ``backend``.
 
     Memory is bounded by the file: the header is checked against the file length,
