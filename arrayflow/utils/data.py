@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import math
 import random as _pyrandom
+from collections.abc import Iterator
+from typing import Any
 
 from .. import _backend, _dtypes
 from ..ops.creation import asarray, randperm
@@ -37,7 +39,7 @@ __all__ = ["Dataset", "TensorDataset", "DataLoader"]
 class Dataset:
     """Base class of map-style datasets: ``__getitem__(index)`` and ``__len__()``."""
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must implement __getitem__")
 
     def __len__(self) -> int:
@@ -63,7 +65,7 @@ class TensorDataset(Dataset):
         If no Tensor is given, a Tensor is 0-d, or the first dimensions differ.
     """
 
-    def __init__(self, *tensors):
+    def __init__(self, *tensors: Tensor) -> None:
         if not tensors:
             raise ValueError("TensorDataset: expected at least one Tensor")
         for i, t in enumerate(tensors):
@@ -138,8 +140,8 @@ class DataLoader:
     ``floor`` with ``drop_last``).
     """
 
-    def __init__(self, dataset, batch_size: int = 1, shuffle: bool = False,
-                 drop_last: bool = False, generator=None):
+    def __init__(self, dataset: Dataset, batch_size: int = 1, shuffle: bool = False,
+                 drop_last: bool = False, generator: Any = None) -> None:
         if (not isinstance(batch_size, int) or isinstance(batch_size, bool)
                 or batch_size <= 0):
             raise ValueError(
@@ -181,7 +183,7 @@ class DataLoader:
             perm = randperm(n)
         return [int(i) for i in perm.tolist()]
 
-    def chunk_hint(self):
+    def chunk_hint(self) -> tuple[int, ...] | None:
         """Axis-0 chunk sizes of the first Tensor of a Dask-backed TensorDataset, else None."""
         ds = self.dataset
         if isinstance(ds, TensorDataset):
@@ -190,21 +192,21 @@ class DataLoader:
                 return tuple(int(c) for c in chunks[0])
         return None
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         n = len(self.dataset)
         order = self._order(n)
         self._epoch += 1
         bs = self.batch_size
         nb = len(self)
         ds = self.dataset
-        fast = isinstance(ds, TensorDataset)
+        tensors = ds.tensors if isinstance(ds, TensorDataset) else None  # the fast path
         for k in range(nb):
             lo, hi = k * bs, min((k + 1) * bs, n)
-            if fast:
+            if tensors is not None:
                 if order is None:
-                    yield tuple(t[lo:hi, ...] for t in ds.tensors)
+                    yield tuple(t[lo:hi, ...] for t in tensors)
                 else:
-                    yield self._take(ds.tensors, order[lo:hi])
+                    yield self._take(tensors, order[lo:hi])
             else:
                 idx = range(lo, hi) if order is None else order[lo:hi]
                 yield _stack([ds[i] for i in idx])
