@@ -69,7 +69,7 @@ class device:
     _type: str
     _index: int | None
 
-    def __init__(self, type, index: int | None = None) -> None:  # noqa: A002 - PyTorch's name
+    def __init__(self, type: str | device, index: int | None = None) -> None:  # noqa: A002
         if isinstance(type, device):
             if index is not None:
                 raise RuntimeError(
