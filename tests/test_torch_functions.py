@@ -91,3 +91,16 @@ def test_valid_calls_match_torch(backend, label, call):
     assert tuple(ours.shape) == tuple(theirs.shape)
     np.testing.assert_allclose(ours.numpy(), theirs.detach().numpy())
 
+
+
+def test_isclose_python_scalar_is_a_documented_difference(backend):
+    """docs/pytorch-differences.md: a Python scalar operand of ``isclose``/``allclose`` takes
+    the other operand's dtype (PyTorch raises ``TypeError``: Tensors only)."""
+    t = af.asarray([1.0, 1.000001, 2.0])
+    np.testing.assert_array_equal(af.isclose(t, 1.0).numpy(), [True, True, False])
+    np.testing.assert_array_equal(af.isclose(1.0, t).numpy(), [True, True, False])
+    assert af.allclose(t[:2], 1.0) is True
+    with pytest.raises(TypeError):
+        torch.isclose(torch.tensor([1.0]), 1.0)
+    with pytest.raises(RuntimeError):  # two Tensors of different dtypes: PyTorch's error
+        af.isclose(t, af.asarray([1.0, 1.0, 2.0], dtype=af.float64))
