@@ -35,6 +35,14 @@ __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "
 _M = "arrayflow.fft"
 
 
+def _check_freq_dtype(backend, name, dtype):
+    """PyTorch's check: ``fftfreq``/``rfftfreq`` of an integer dtype would truncate."""
+    if dtype is not None and not backend.xp.isdtype(dtype, ("real floating",
+                                                            "complex floating")):
+        raise RuntimeError(f"arrayflow.fft.{name}: dtype must be a floating dtype, got "
+                           f"{backend.arrayflow_dtype(dtype)}")
+
+
 # --- helpers shared by the VJPs --------------------------------------------------------------
 
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
@@ -605,6 +613,8 @@ def fftfreq(backend, n: int, /, *, d: float = 1.0, dtype: DType | None = None,
 
     Raises
     ------
+    RuntimeError
+        If ``dtype`` is not floating, as PyTorch (the frequencies would be truncated).
     ZeroDivisionError
         If ``n`` is 0 (NumPy's error; PyTorch returns an empty Tensor).
     ValueError
@@ -615,6 +625,7 @@ def fftfreq(backend, n: int, /, *, d: float = 1.0, dtype: DType | None = None,
     Source: array API standard 2025.12, Fourier transform Functions, ``fft.fftfreq``
     (PyTorch ``torch.fft.fftfreq``).
     """
+    _check_freq_dtype(backend, "fftfreq", dtype)
     return backend.rechunk(backend.xp.fft.fftfreq(n, d=d, dtype=dtype or default_float(backend),
                                                          **_dev(device)), chunks)
 
@@ -645,6 +656,8 @@ def rfftfreq(backend, n: int, /, *, d: float = 1.0, dtype: DType | None = None,
 
     Raises
     ------
+    RuntimeError
+        If ``dtype`` is not floating, as PyTorch (the frequencies would be truncated).
     ZeroDivisionError
         If ``n`` is 0 (NumPy's error; PyTorch returns ``[nan]``).
     ValueError
@@ -655,6 +668,7 @@ def rfftfreq(backend, n: int, /, *, d: float = 1.0, dtype: DType | None = None,
     Source: array API standard 2025.12, Fourier transform Functions, ``fft.rfftfreq``
     (PyTorch ``torch.fft.rfftfreq``).
     """
+    _check_freq_dtype(backend, "rfftfreq", dtype)
     return backend.rechunk(backend.xp.fft.rfftfreq(n, d=d, dtype=dtype or default_float(backend),
                                                           **_dev(device)), chunks)
 

@@ -460,10 +460,10 @@ def cross(xp, x1: Array, x2: Array, /, *, axis: int = -1):
     Raises
     ------
     RuntimeError
-        If the operands are of different kinds, as PyTorch.
+        If the size of either operand along ``axis`` is not 3, or the operands are of
+        different kinds, as PyTorch.
     ValueError
-        If the shapes do not broadcast, or the size along ``axis`` is not 3 (the backend's
-        error: array_api_strict checks the size, NumPy does not for size 2).
+        If the shapes do not broadcast (the backend's error).
 
     Notes
     -----
@@ -472,6 +472,10 @@ def cross(xp, x1: Array, x2: Array, /, *, axis: int = -1):
     standard functions. Gradient: ``cross(conj(x2), g)`` for ``x1`` and
     ``cross(g, conj(x1))`` for ``x2``, summed over broadcast dimensions (PyTorch's).
     """
+    n1, n2 = x1.shape[axis], x2.shape[axis]
+    if n1 != 3 or n2 != 3:  # NumPy takes 2-vectors (a scalar z-component): silently wrong
+        raise RuntimeError(f"arrayflow.linalg.cross: x1 and x2 must have size 3 along axis "
+                           f"{axis}, got {n1} and {n2}")
     fn = getattr(xp.linalg, "cross", None)
     if fn is not None:
         return fn(x1, x2, axis=axis), (x1, x2, axis)
@@ -968,9 +972,8 @@ def outer(xp, x1: Array, x2: Array, /):
 
     Raises
     ------
-    ValueError
-        If an operand is not 1-D (the backend's error: array_api_strict checks, NumPy
-        flattens the operands instead).
+    RuntimeError
+        If an operand is not 1-D, as PyTorch (NumPy would flatten it).
 
     Notes
     -----
@@ -978,6 +981,10 @@ def outer(xp, x1: Array, x2: Array, /):
     (PyTorch ``torch.outer``; ``torch.linalg`` has none). Gradient: ``g @ conj(x2)`` and
     ``g^T @ conj(x1)``.
     """
+    for name, a in (("x1", x1), ("x2", x2)):
+        if a.ndim != 1:
+            raise RuntimeError(f"arrayflow.linalg.outer: expected a 1-D {name}, got "
+                               f"{a.ndim}-D")
     return xp.linalg.outer(x1, x2), (x1, x2)
 
 
@@ -1074,6 +1081,9 @@ def qr(xp, x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced"):
     LinAlgError
         If ``x`` has fewer than two dimensions (the backend's error: on NumPy
         ``numpy.linalg.LinAlgError``, a ``ValueError``).
+    RuntimeError
+        If ``mode`` is not "reduced" or "complete" (PyTorch also takes "r", an empty ``Q``;
+        NumPy's "r" and "raw" return other structures).
     NotImplementedError
         In backward, for ``M < N`` or for ``mode="complete"`` with ``M != N`` (PyTorch
         raises there too).
@@ -1084,6 +1094,9 @@ def qr(xp, x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced"):
     (PyTorch ``torch.linalg.qr``). Gradient: PyTorch's ``linalg_qr_backward`` for
     ``M >= N``: ``(gQ + Q copyltu(M)) R^{-H}`` with ``M = R gR^H - gQ^H Q``.
     """
+    if mode not in ("reduced", "complete"):
+        raise RuntimeError(f"arrayflow.linalg.qr: mode must be 'reduced' or 'complete', "
+                           f"got {mode!r}")
     res = xp.linalg.qr(x, mode=mode)
     return res, (tuple(res), mode)
 
