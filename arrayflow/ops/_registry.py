@@ -271,6 +271,9 @@ class Op:
         self.__wrapped__ = forward
         self.param_index = {p.name: i for i, p in enumerate(params)
                             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)}
+        # The gradient slot of a keyword-only parameter: its place in the signature (a
+        # Tensor passed as ``diff(x, prepend=t)`` gets the VJP's entry there).
+        self.kw_index = {p.name: i for i, p in enumerate(params) if p.kind == p.KEYWORD_ONLY}
         self._node_class = None
         # Set by autograd when the node's name depends on the call (sum() / sum(dim)).
         self.node_variant = None
@@ -586,7 +589,7 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
                     raise _mismatch(_named(op_, public), backend, b)
                 kwargs[k] = v._cell.array
                 if v._requires_grad:
-                    gi.append((v, (op_.param_index.get(k, -1), None)))
+                    gi.append((v, (op_.param_index.get(k, op_.kw_index.get(k, -1)), None)))
     if over or (st is not None and st.modes and not st.disable_all):
         # an argument overrides or a mode is active: the protocol decides
         return _proto.dispatch_call(public or op_, args, okwargs)

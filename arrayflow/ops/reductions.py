@@ -529,6 +529,22 @@ def _diff_edge(xp, v, x, axis):
     return xp.broadcast_to(v, tuple(shape))
 
 
+def _diff_extent(v, axis):
+    """What :func:`diff`'s VJP needs of ``prepend``/``append``: None when absent, else
+    ``(length along axis, shape)`` (shape None for a Python scalar: no gradient)."""
+    if v is None:
+        return None
+    shape = getattr(v, "shape", None)
+    return (shape[axis] if shape else 1, None if shape is None else tuple(shape))
+
+
+def _diff_edge_grad(xp, g, edge_shape):
+    """The gradient of a ``prepend``/``append`` from its slices of the joined array's."""
+    if len(edge_shape) == 0:  # a 0-d edge was broadcast to one slice
+        return xp.reshape(xp.sum(g), ())
+    return g
+
+
 @op("diff", section="utility", dtypes="numeric", complex_ok=True)
 def diff(xp, x: Array, /, *, axis: int = -1, n: int = 1,
          prepend: Array | int | float | complex | None = None,
@@ -568,21 +584,32 @@ def diff(xp, x: Array, /, *, axis: int = -1, n: int = 1,
     if prepend is not None or append is not None:
         parts = [_diff_edge(xp, prepend, x, axis), x, _diff_edge(xp, append, x, axis)]
         y = xp.concat([p for p in parts if p is not None], axis=axis)
-    return xp.diff(y, axis=axis, n=n), (x.shape, axis, n, prepend, append)
+    # Of prepend/append only their extent is saved (their values are not needed).
+    return xp.diff(y, axis=axis, n=n), (x.shape, axis, n, _diff_extent(prepend, axis),
+                                        _diff_extent(append, axis))
 
 
 @diff.defvjp
 def _diff_vjp(xp, res, g):
-    shape, axis, n, prepend, append = res
+    # The gradient of the joined array; its first/last slices along the axis go to a
+    # Tensor prepend/append (summed for a 0-d one), the middle to x. The entries follow
+    # the signature's order: (x, axis, n, prepend, append).
+    shape, axis, n, pre, app = res
     nd = len(shape)
     for _ in range(n):
         first = g[_along(axis, nd, slice(0, 1))]
         zero = xp.zeros_like(first)
         g = xp.concat([zero, g], axis=axis) - xp.concat([g, zero], axis=axis)
-    if prepend is not None:
-        k = prepend.shape[axis] if getattr(prepend, "ndim", 0) else 1
+    g_pre = g_app = None
+    if pre is not None:
+        k, edge_shape = pre
+        if edge_shape is not None:
+            g_pre = _diff_edge_grad(xp, g[_along(axis, nd, slice(0, k))], edge_shape)
         g = g[_along(axis, nd, slice(k, None))]
-    if append is not None:
-        k = append.shape[axis] if getattr(append, "ndim", 0) else 1
-        g = g[_along(axis, nd, slice(0, g.shape[axis % nd] - k))]
-    return (g,)
+    if app is not None:
+        k, edge_shape = app
+        end = g.shape[axis % nd] - k
+        if edge_shape is not None:
+            g_app = _diff_edge_grad(xp, g[_along(axis, nd, slice(end, None))], edge_shape)
+        g = g[_along(axis, nd, slice(0, end))]
+    return (g, None, None, g_pre, g_app)

@@ -195,15 +195,19 @@ def where(xp, condition: Array, x1: Array | bool | int | float | complex,
     -----
     Source: array API standard 2025.12, "Searching Functions", ``where``.
     """
-    return xp.where(condition, x1, x2), (condition, x1, x2)
+    # Only the operands' shapes are saved (None for a Python scalar), not their values:
+    # as PyTorch's WhereBackward0, which saves the condition alone, so a later in-place
+    # change of x1 or x2 does not make backward raise.
+    return xp.where(condition, x1, x2), (condition, getattr(x1, "shape", None),
+                                         getattr(x2, "shape", None))
 
 
 @where.defvjp
 def _where_vjp(xp, res, g):
-    cond, x1, x2 = res
+    cond, shape1, shape2 = res
     zero = xp.zeros((), dtype=g.dtype)  # 0-d: broadcasts, no array the size of g
-    g1 = _sum_to(xp, xp.where(cond, g, zero), x1.shape) if hasattr(x1, "shape") else None
-    g2 = _sum_to(xp, xp.where(cond, zero, g), x2.shape) if hasattr(x2, "shape") else None
+    g1 = None if shape1 is None else _sum_to(xp, xp.where(cond, g, zero), shape1)
+    g2 = None if shape2 is None else _sum_to(xp, xp.where(cond, zero, g), shape2)
     return (None, g1, g2)
 
 
