@@ -326,8 +326,13 @@ _active: contextvars.ContextVar[frozenset] = contextvars.ContextVar(
     "arrayflow_active_overrides", default=frozenset())
 
 
-def dispatch(func: Any, overloaded_: list, args: tuple, kwargs: dict | None,
-             report: DispatchReport | None = None) -> Any:
+# The report of the explain_dispatch call in progress: the first dispatch under it records
+# into it (and hides it from the calls its handlers make).
+_explaining: contextvars.ContextVar[DispatchReport | None] = contextvars.ContextVar(
+    "arrayflow_explain_dispatch", default=None)
+
+
+def dispatch(func: Any, overloaded_: list, args: tuple, kwargs: dict | None) -> Any:
     """Run the protocol for ``func(*args, **kwargs)`` given its :func:`overloaded_args`.
 
     The innermost active mode first, popped while it runs; then each object's type in
@@ -341,6 +346,17 @@ def dispatch(func: Any, overloaded_: list, args: tuple, kwargs: dict | None,
         an override calls ``func`` again on the very same objects (pytorch#55284: it
         would recurse forever).
     """
+    report = _explaining.get()
+    if report is None:
+        return _run(func, overloaded_, args, kwargs, None)
+    token = _explaining.set(None)
+    try:
+        return _run(func, overloaded_, args, kwargs, report)
+    finally:
+        _explaining.reset(token)
+
+
+def _run(func, overloaded_, args, kwargs, report):
     args, kwargs = tuple(args), dict(kwargs or {})
     types = tuple(type(a) for a in overloaded_)
     st = state.get()
@@ -603,11 +619,13 @@ class DispatchReport:
 def explain_dispatch(func: Callable, *args, **kwargs) -> DispatchReport:
     """Run ``func(*args, **kwargs)`` and report how it was dispatched.
 
-    Lists which arguments were collected as overriding (and from where: positional,
-    list/tuple element, keyword), the order the types are tried in and why, and what
-    the active mode and each ``__arrayflow_function__`` returned -- through the same
-    functions the dispatch uses. The final result is ``report.result`` (an exception is
-    recorded in ``outcomes`` and re-raised).
+    Lists which arguments take part (and from where: positional, list/tuple element,
+    keyword) and the order their types are tried in and why -- computed by
+    :func:`relevant` and :func:`overloaded`, as the dispatch does -- then makes the real
+    call and records what the active mode and each ``__arrayflow_function__`` returned
+    (or that the arrayflow implementation ran, or what it raised: an op rejects a list
+    where an array goes before any dispatch, as PyTorch's argument parser). The final
+    result is ``report.result`` (an exception is recorded in ``outcomes`` and re-raised).
     """
     rep = DispatchReport(_qualname(func))
     st = state.get()
@@ -623,11 +641,17 @@ def explain_dispatch(func: Callable, *args, **kwargs) -> DispatchReport:
         rep.order.append((t.__name__, why))
     if modes_active(st):
         rep.mode = type(st.modes[-1]).__name__
-    if not over and rep.mode is None:
+    token = _explaining.set(rep)
+    try:
         rep.result = func(*args, **kwargs)
+    except Exception as e:
+        if not rep.outcomes:
+            rep.outcomes.append(("arrayflow", f"raised {type(e).__name__}: {e}"))
+        raise
+    finally:
+        _explaining.reset(token)
+    if not rep.outcomes:
         rep.outcomes.append(("arrayflow", _short(rep.result)))
-        return rep
-    rep.result = dispatch(func, over, args, kwargs, report=rep)
     return rep
 
 

@@ -483,6 +483,27 @@ def test_explain_dispatch_reports_keyword_list_elements_and_the_mode():
     assert rep.outcomes[0][0] == "mode M"
 
 
+def test_list_at_an_array_parameter_is_rejected_before_dispatch():
+    # PyTorch's parser rejects a list where a Tensor goes; a duck inside is not asked
+    def case(s):
+        A = s.duck("A", "fromA")
+        return s.exp([A()])
+
+    assert _same(case) == (("raises", "TypeError"), [])
+
+
+def test_explain_dispatch_reports_the_real_call():
+    A = AF.duck("A", "fromA")
+    AF.log.clear()
+    with pytest.raises(TypeError, match=r"exp\(\): argument 'x'"):
+        overrides.explain_dispatch(af.exp, [A()])
+    assert AF.log == []  # as the real call: the op rejected the list, A was not asked
+    x = af.ones(2)
+    rep = overrides.explain_dispatch(af.add, x, 1.0)
+    assert rep.outcomes == [("arrayflow", repr(rep.result))]
+    assert rep.result.tolist() == [2.0, 2.0]
+
+
 def test_one_rule_answers_for_each_object():
     from arrayflow import _dispatch
 
