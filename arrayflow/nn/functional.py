@@ -9,6 +9,7 @@ backend (lazy ones included: nothing here reads array values) and the
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 
 from .. import _backend, _dtypes
@@ -35,6 +36,23 @@ __all__ = [
 ]
 
 _REDUCTIONS = ("none", "mean", "sum")
+
+
+def _legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    """The reduction the deprecated ``size_average``/``reduce`` flags select, when either is
+    given (they override ``reduction``, with PyTorch's warning), else ``reduction``.
+
+    PyTorch's ``_Reduction.legacy_get_string``: ``reduce=False`` gives ``"none"``, else
+    ``size_average=False`` gives ``"sum"``, else ``"mean"`` (None counts as True).
+    """
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{ret}' instead.", UserWarning, stacklevel=3)
+    return ret
 
 
 def _reduce(loss, reduction, fname):
@@ -301,6 +319,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
              reduce: bool | None = None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
     """Mean squared error (``F.mse_loss``)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     d = input - target
     loss = d * d
     if weight is not None:
@@ -313,6 +332,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
             reduce: bool | None = None, reduction: str = "mean",
             weight: Tensor | None = None) -> Tensor:
     """Mean absolute error (``F.l1_loss``)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = _e.abs(input - target)
     if weight is not None:
         loss = loss * weight
@@ -324,6 +344,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
                    reduce: bool | None = None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """Quadratic below ``beta``, linear above (``F.smooth_l1_loss``)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     d = _e.abs(input - target)
     if beta == 0.0:
         loss = d
@@ -385,6 +406,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
         A target outside ``[0, C)`` that is not ``ignore_index`` (PyTorch: "Target -1
         is out of bounds."). On Dask, when the loss or its gradient is computed.
     """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     cdim = 0 if input.ndim == 1 else 1
     target = _checked_targets(target, input.shape[cdim], ignore_index, "nll_loss")
     valid = target != ignore_index
@@ -421,6 +443,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     ``input``). ``label_smoothing`` mixes the target with the uniform
     distribution, with PyTorch's normalization.
     """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     cdim = 0 if input.ndim == 1 else 1
     n_classes = input.shape[cdim]
     logp = log_softmax(input, dim=cdim)
@@ -461,6 +484,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
     """BCE of probabilities; logs clamped at -100 as in PyTorch (``F.binary_cross_entropy``)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     log_p = _e.maximum(_e.log(input), -100.0)
     log_q = _e.maximum(_e.log(1.0 - input), -100.0)
     loss = -(target * log_p + (1.0 - target) * log_q)
@@ -475,6 +499,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
                                      reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
     """BCE of logits, computed stably (``F.binary_cross_entropy_with_logits``)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     # softplus(-x) = log(1 + exp(-x)) = max(-x, 0) + log1p(exp(-|x|))
     sp_neg = _e.maximum(-input, 0.0) + _e.log1p(_e.exp(-_e.abs(input)))
     if pos_weight is not None:

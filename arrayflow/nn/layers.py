@@ -612,7 +612,8 @@ class _Loss(Module):
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
                  reduction: str = "mean") -> None:
         super().__init__()
-        self.reduction = reduction
+        # the deprecated flags, when given, select the reduction (PyTorch's _Loss)
+        self.reduction = F._legacy_reduction(size_average, reduce, reduction)
 
 
 class _WeightedLoss(_Loss):
