@@ -12,9 +12,10 @@ runs :func:`_dispatch`, which
 
 1. looks at the arguments (and the elements of list/tuple arguments): Tensors
    are unwrapped to their backend arrays, backend arrays and Python scalars
-   pass, anything else with ``__arrayflow_function__`` is an override;
-2. hands overrides to :mod:`arrayflow.overrides` (the ``__arrayflow_function__``
-   protocol);
+   pass, and :mod:`arrayflow._dispatch` says whether anything else takes part in
+   ``__arrayflow_function__`` dispatch;
+2. hands the call to :func:`arrayflow._dispatch.dispatch_call` when something
+   takes part or a mode is active (the whole protocol lives there);
 3. finds the backend (the Tensors' one; creation functions use the current
    one) and checks that all Tensors share it;
 4. calls ``forward(xp, ...)`` with raw arrays and wraps the result in Tensors.
