@@ -37,6 +37,17 @@ def _tensor(fname: str, input: object) -> None:
                         f"{type(input).__name__}")
 
 
+def _check_input_dim(fname: str, input: object, dim: int, *, scalar_ok: bool = True) -> None:
+    """PyTorch's checks of ``input`` and ``dim`` before the standard op runs: ``TypeError``
+    for an ``input`` without dimensions (a list), ``IndexError``/``TypeError`` for ``dim``
+    (the backends disagree otherwise: ``ValueError`` from array-api-strict's ``unstack``)."""
+    ndim = getattr(input, "ndim", None)
+    if not isinstance(ndim, int):
+        _tensor(fname, input)
+    else:
+        _check_dim(fname, dim, ndim, scalar_ok=scalar_ok)
+
+
 @overridable
 def cumsum(input: Tensor, dim: int, *, dtype: DType | None = None) -> Tensor:
     """Cumulative sum along ``dim`` (PyTorch ``torch.cumsum``).
@@ -68,7 +79,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: DType | None = None) -> Tensor:
     Source: PyTorch ``torch.cumsum``; computed by the standard's
     :func:`arrayflow.cumulative_sum` (``axis=dim``).
     """
-    _check_dim("cumsum", dim, input.ndim, scalar_ok=True)
+    _check_input_dim("cumsum", input, dim)
     return _r.cumulative_sum(input, axis=dim, dtype=dtype)
 
 
@@ -102,7 +113,7 @@ def cumprod(input: Tensor, dim: int, *, dtype: DType | None = None) -> Tensor:
     Source: PyTorch ``torch.cumprod``; computed by the standard's
     :func:`arrayflow.cumulative_prod` (``axis=dim``).
     """
-    _check_dim("cumprod", dim, input.ndim, scalar_ok=True)
+    _check_input_dim("cumprod", input, dim)
     return _r.cumulative_prod(input, axis=dim, dtype=dtype)
 
 
@@ -171,7 +182,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     Source: PyTorch ``torch.unbind``; computed by the standard's
     :func:`arrayflow.unstack` (``axis=dim``).
     """
-    _check_dim("unbind", dim, input.ndim)
+    _check_input_dim("unbind", input, dim, scalar_ok=False)
     return _m.unstack(input, axis=dim)
 
 
@@ -209,7 +220,7 @@ def repeat_interleave(input: Tensor, repeats: int | Tensor, dim: int | None = No
     :func:`arrayflow.repeat` (``axis=dim``).
     """
     if dim is not None:
-        _check_dim("repeat_interleave", dim, input.ndim, scalar_ok=True)
+        _check_input_dim("repeat_interleave", input, dim)
     if isinstance(repeats, int) and not isinstance(repeats, builtins.bool) and repeats < 0:
         raise RuntimeError(f"repeat_interleave(): repeats must be non-negative, got {repeats}")
     return _m.repeat(input, repeats, axis=dim)
