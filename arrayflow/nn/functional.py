@@ -69,32 +69,105 @@ def _reduce(loss, reduction, fname):
 
 @overridable
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    """max(x, 0), with gradient 0 at 0 (PyTorch ``F.relu``). ``inplace`` is accepted, ignored."""
+    """max(x, 0), with gradient 0 at 0 (PyTorch ``F.relu``). ``inplace`` is accepted, ignored.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    inplace : bool, default False
+        Accepted for PyTorch compatibility and ignored: the result is a new Tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+    """
     return _tm._relu(input)
 
 
 @overridable
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
-    """min(max(x, 0), 6) (``F.relu6``)."""
+    """min(max(x, 0), 6) (``F.relu6``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    inplace : bool, default False
+        Accepted for PyTorch compatibility and ignored: the result is a new Tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+    """
     return hardtanh(input, 0.0, 6.0)
 
 
 @overridable
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
              inplace: bool = False) -> Tensor:
-    """Clamp to ``[min_val, max_val]`` (``F.hardtanh``); zero gradient outside."""
+    """Clamp to ``[min_val, max_val]`` (``F.hardtanh``); zero gradient outside.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    min_val : float, default -1.0
+        Lower clamp bound.
+    max_val : float, default 1.0
+        Upper clamp bound.
+    inplace : bool, default False
+        Accepted for PyTorch compatibility and ignored: the result is a new Tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+    """
     return _s.where(input <= min_val, min_val, _s.where(input >= max_val, max_val, input))
 
 
 @overridable
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    """x for x > 0, ``negative_slope * x`` otherwise (``F.leaky_relu``)."""
+    """x for x > 0, ``negative_slope * x`` otherwise (``F.leaky_relu``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    negative_slope : float, default 0.01
+        Slope of the negative part.
+    inplace : bool, default False
+        Accepted for PyTorch compatibility and ignored: the result is a new Tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+    """
     return _s.where(input > 0, input, input * negative_slope)
 
 
 @overridable
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    """x for x > 0, ``alpha * (exp(x) - 1)`` otherwise (``F.elu``)."""
+    """x for x > 0, ``alpha * (exp(x) - 1)`` otherwise (``F.elu``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    alpha : float, default 1.0
+        The scale of the negative part.
+    inplace : bool, default False
+        Accepted for PyTorch compatibility and ignored: the result is a new Tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+    """
     neg = _e.minimum(input, 0.0)
     return _s.where(input > 0, input, alpha * _e.expm1(neg))
 
@@ -105,31 +178,92 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 @overridable
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
-    """``scale * elu(x, alpha)`` with the self-normalizing constants (``F.selu``)."""
+    """``scale * elu(x, alpha)`` with the self-normalizing constants (``F.selu``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    inplace : bool, default False
+        Accepted for PyTorch compatibility and ignored: the result is a new Tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+    """
     return _SELU_SCALE * elu(input, _SELU_ALPHA)
 
 
 @overridable
 def sigmoid(input: Tensor) -> Tensor:
-    """1 / (1 + exp(-x)), without overflow for large |x| (``F.sigmoid``)."""
+    """1 / (1 + exp(-x)), without overflow for large |x| (``F.sigmoid``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+    """
     return _tm._sigmoid(input)
 
 
 @overridable
 def tanh(input: Tensor) -> Tensor:
-    """Hyperbolic tangent (``F.tanh``)."""
+    """Hyperbolic tangent (``F.tanh``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+    """
     return _e.tanh(input)
 
 
 @overridable
 def logsigmoid(input: Tensor) -> Tensor:
-    """log(sigmoid(x)) = -softplus(-x), computed stably (``F.logsigmoid``)."""
+    """log(sigmoid(x)) = -softplus(-x), computed stably (``F.logsigmoid``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+    """
     return _e.minimum(input, 0.0) - _e.log1p(_e.exp(-_e.abs(input)))
 
 
 @overridable
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    """``log(1 + exp(beta * x)) / beta``; linear where ``beta * x > threshold`` (``F.softplus``)."""
+    """``log(1 + exp(beta * x)) / beta``; linear where ``beta * x > threshold`` (``F.softplus``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    beta : float, default 1.0
+        The threshold between the quadratic and the linear part.
+    threshold : float, default 20.0
+        Above ``beta * x > threshold`` the result is ``x`` (linear).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+    """
     bx = input * beta
     soft = (_e.maximum(bx, 0.0) + _e.log1p(_e.exp(-_e.abs(bx)))) / beta
     return _s.where(bx > threshold, input, soft)
@@ -137,7 +271,20 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 @overridable
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    """x * sigmoid(x) (``F.silu``)."""
+    """x * sigmoid(x) (``F.silu``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    inplace : bool, default False
+        Accepted for PyTorch compatibility and ignored: the result is a new Tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+    """
     return input * sigmoid(input)
 
 
@@ -151,6 +298,18 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
     ``approximate="none"``: ``x * (1 + erf(x / sqrt(2))) / 2`` (exact, with
     :func:`arrayflow.erf`); ``"tanh"``: the tanh approximation.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    approximate : str, default 'none'
+        ``'none'`` (exact, with erf) or ``'tanh'`` (PyTorch's tanh approximation).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
     """
     if approximate == "none":
         return 0.5 * input * (1.0 + _erf(input * _SQRT_HALF))
@@ -162,13 +321,45 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 @overridable
 def softmax(input: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
-    """exp(x) / sum(exp(x)) along ``dim``, with max-subtraction (``F.softmax``)."""
+    """exp(x) / sum(exp(x)) along ``dim``, with max-subtraction (``F.softmax``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    dim : int, optional
+        The dimension to normalize over; None picks PyTorch's legacy default (0 for 0-, 1- and
+        3-d inputs, else 1).
+    dtype : DType, optional
+        Cast the input to this dtype first; None keeps it.
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input``; sums to 1 along ``dim``.
+    """
     return _tm._softmax(input, dim, dtype)
 
 
 @overridable
 def log_softmax(input: Tensor, dim: int | None = None, dtype: DType | None = None) -> Tensor:
-    """x - logsumexp(x) along ``dim``, computed stably (``F.log_softmax``)."""
+    """x - logsumexp(x) along ``dim``, computed stably (``F.log_softmax``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    dim : int, optional
+        The dimension to normalize over; None picks PyTorch's legacy default (0 for 0-, 1- and
+        3-d inputs, else 1).
+    dtype : DType, optional
+        Cast the input to this dtype first; None keeps it.
+
+    Returns
+    -------
+    Tensor
+        Same shape as ``input``.
+    """
     return _tm._log_softmax(input, dim, dtype)
 
 
@@ -176,7 +367,22 @@ def log_softmax(input: Tensor, dim: int | None = None, dtype: DType | None = Non
 
 @overridable
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``input @ weight.T + bias`` (``F.linear``; weight of shape (out, in))."""
+    """``input @ weight.T + bias`` (``F.linear``; weight of shape (out, in)).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    weight : Tensor
+        The weight (shape as stated above).
+    bias : Tensor, optional
+        The bias added to the output; None for none.
+
+    Returns
+    -------
+    Tensor
+        Shape (*, out_features): the input's leading shape.
+    """
     out = _la.matmul(input, _la.matrix_transpose(weight)) if weight.ndim == 2 else \
         _la.matmul(input, weight)
     if bias is not None:
@@ -186,7 +392,24 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 @overridable
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``y_k = x1 @ W_k @ x2 + b_k`` (``F.bilinear``; weight of shape (out, in1, in2))."""
+    """``y_k = x1 @ W_k @ x2 + b_k`` (``F.bilinear``; weight of shape (out, in1, in2)).
+
+    Parameters
+    ----------
+    input1 : Tensor
+        First input, shape (N, in1_features) or (in1_features,).
+    input2 : Tensor
+        Second input, shape (N, in2_features) or (in2_features,), the batch shape of ``input1``.
+    weight : Tensor
+        The weight (shape as stated above).
+    bias : Tensor, optional
+        The bias added to the output; None for none.
+
+    Returns
+    -------
+    Tensor
+        Shape (N, out_features) (or (out_features,)).
+    """
     # (..., 1, 1, in1) @ (out, in1, in2) -> (..., out, 1, in2); then with x2 (..., 1, in2, 1)
     x1 = _m.expand_dims(_m.expand_dims(input1, axis=-2), axis=-3)
     x2 = _m.expand_dims(_m.expand_dims(input2, axis=-1), axis=-3)
@@ -205,6 +428,22 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
     The mask comes from the seeded generator of ``input``'s backend
     (:func:`arrayflow.manual_seed`). Identity when ``training`` is false.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    p : float, default 0.5
+        Probability of zeroing an element, in [0, 1].
+    training : bool, default True
+        Apply the operation as in training (False: evaluation behaviour, as stated above).
+    inplace : bool, default False
+        Accepted for PyTorch compatibility and ignored: the result is a new Tensor.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input`` (``input`` itself when not training or ``p == 0``).
     """
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -222,7 +461,26 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 @overridable
 def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
-    """Normalize over the last ``len(normalized_shape)`` dimensions (``F.layer_norm``)."""
+    """Normalize over the last ``len(normalized_shape)`` dimensions (``F.layer_norm``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    normalized_shape : int or Sequence[int]
+        The trailing shape to normalize over.
+    weight : Tensor, optional
+        The weight (shape as stated above).
+    bias : Tensor, optional
+        The bias added to the output; None for none.
+    eps : float, default 1e-05
+        Added to the variance for numerical stability.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
+    """
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     axes = tuple(range(-len(normalized_shape), 0))
@@ -246,6 +504,32 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     In training, normalizes with the batch statistics (biased variance) and
     updates ``running_mean``/``running_var`` in place (unbiased variance), as
     PyTorch does; otherwise uses the running statistics.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    running_mean : Tensor or None
+        Running mean of shape (C,), updated in place in training mode; None to use batch
+        statistics only.
+    running_var : Tensor or None
+        Running variance of shape (C,), updated in place in training mode; None to use batch
+        statistics only.
+    weight : Tensor, optional
+        The weight (shape as stated above).
+    bias : Tensor, optional
+        The bias added to the output; None for none.
+    training : bool, default False
+        Apply the operation as in training (False: evaluation behaviour, as stated above).
+    momentum : float, default 0.1
+        Weight of the new batch statistics in the running averages.
+    eps : float, default 1e-05
+        Added to the variance for numerical stability.
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype as ``input``.
     """
     axes = (0,) + tuple(range(2, input.ndim))
     shape = (1, input.shape[1]) + (1,) * (input.ndim - 2)
@@ -284,6 +568,28 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
 
     ``padding_idx`` rows get no gradient. ``max_norm``, ``scale_grad_by_freq``
     and ``sparse`` are not supported (NotImplementedError).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    weight : Tensor
+        The weight (shape as stated above).
+    padding_idx : int, optional
+        Index whose embedding row gets no gradient; None for none.
+    max_norm : float, optional
+        Not supported: must be None (NotImplementedError otherwise).
+    norm_type : float, default 2.0
+        The p of the p-norm for ``max_norm``.
+    scale_grad_by_freq : bool, default False
+        Not supported: must be False (NotImplementedError otherwise).
+    sparse : bool, default False
+        Not supported: must be False (NotImplementedError otherwise).
+
+    Returns
+    -------
+    Tensor
+        Shape ``input.shape + (embedding_dim,)``, the weight's dtype.
     """
     if max_norm is not None or scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are "
@@ -303,6 +609,19 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding with a trailing class dimension (``F.one_hot``).
 
     ``num_classes`` must be given (inferring it would read values).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        Integer class indices of any shape.
+    num_classes : int, default -1
+        Number of classes; must be given (-1, PyTorch's inference from the values, raises: it
+        would read values).
+
+    Returns
+    -------
+    Tensor
+        int64, shape ``tensor.shape + (num_classes,)``.
     """
     if num_classes < 0:
         raise ValueError("one_hot: num_classes must be given (arrayflow never reads values)")
@@ -318,7 +637,31 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
              reduce: bool | None = None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
-    """Mean squared error (``F.mse_loss``)."""
+    """Mean squared error (``F.mse_loss``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    target : Tensor
+        The target, broadcastable to ``input`` (class indices for the classification losses, as
+        stated above).
+    size_average : bool, optional
+        Deprecated (PyTorch's): when it or ``reduce`` is given, they select the reduction
+        instead of ``reduction`` (False: ``'sum'``), with PyTorch's warning.
+    reduce : bool, optional
+        Deprecated (PyTorch's): ``False`` selects ``'none'``; see ``size_average``.
+    reduction : str, default 'mean'
+        ``'none'`` (per-element losses), ``'mean'`` or ``'sum'``.
+    weight : Tensor, optional
+        The weight (shape as stated above).
+
+    Returns
+    -------
+    Tensor
+        0-d for ``'mean'`` and ``'sum'``; the per-element losses (the input's shape, less the
+        class dimension for the classification losses) for ``'none'``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     d = input - target
     loss = d * d
@@ -331,7 +674,31 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
 def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
             reduce: bool | None = None, reduction: str = "mean",
             weight: Tensor | None = None) -> Tensor:
-    """Mean absolute error (``F.l1_loss``)."""
+    """Mean absolute error (``F.l1_loss``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    target : Tensor
+        The target, broadcastable to ``input`` (class indices for the classification losses, as
+        stated above).
+    size_average : bool, optional
+        Deprecated (PyTorch's): when it or ``reduce`` is given, they select the reduction
+        instead of ``reduction`` (False: ``'sum'``), with PyTorch's warning.
+    reduce : bool, optional
+        Deprecated (PyTorch's): ``False`` selects ``'none'``; see ``size_average``.
+    reduction : str, default 'mean'
+        ``'none'`` (per-element losses), ``'mean'`` or ``'sum'``.
+    weight : Tensor, optional
+        The weight (shape as stated above).
+
+    Returns
+    -------
+    Tensor
+        0-d for ``'mean'`` and ``'sum'``; the per-element losses (the input's shape, less the
+        class dimension for the classification losses) for ``'none'``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = _e.abs(input - target)
     if weight is not None:
@@ -343,7 +710,31 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
                    reduce: bool | None = None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
-    """Quadratic below ``beta``, linear above (``F.smooth_l1_loss``)."""
+    """Quadratic below ``beta``, linear above (``F.smooth_l1_loss``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    target : Tensor
+        The target, broadcastable to ``input`` (class indices for the classification losses, as
+        stated above).
+    size_average : bool, optional
+        Deprecated (PyTorch's): when it or ``reduce`` is given, they select the reduction
+        instead of ``reduction`` (False: ``'sum'``), with PyTorch's warning.
+    reduce : bool, optional
+        Deprecated (PyTorch's): ``False`` selects ``'none'``; see ``size_average``.
+    reduction : str, default 'mean'
+        ``'none'`` (per-element losses), ``'mean'`` or ``'sum'``.
+    beta : float, default 1.0
+        The threshold between the quadratic and the linear part.
+
+    Returns
+    -------
+    Tensor
+        0-d for ``'mean'`` and ``'sum'``; the per-element losses (the input's shape, less the
+        class dimension for the classification losses) for ``'none'``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     d = _e.abs(input - target)
     if beta == 0.0:
@@ -356,7 +747,28 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
 @overridable
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
-    """Quadratic below ``delta``, ``delta``-linear above (``F.huber_loss``)."""
+    """Quadratic below ``delta``, ``delta``-linear above (``F.huber_loss``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    target : Tensor
+        The target, broadcastable to ``input`` (class indices for the classification losses, as
+        stated above).
+    reduction : str, default 'mean'
+        ``'none'`` (per-element losses), ``'mean'`` or ``'sum'``.
+    delta : float, default 1.0
+        The threshold between the quadratic and the linear part.
+    weight : Tensor, optional
+        The weight (shape as stated above).
+
+    Returns
+    -------
+    Tensor
+        0-d for ``'mean'`` and ``'sum'``; the per-element losses (the input's shape, less the
+        class dimension for the classification losses) for ``'none'``.
+    """
     d = _e.abs(input - target)
     loss = _s.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
     if weight is not None:
@@ -400,6 +812,31 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     () int64 class indices. ``mean`` divides by the total weight of the
     non-ignored targets, as PyTorch does (NaN when every target is ignored).
 
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    target : Tensor
+        The target, broadcastable to ``input`` (class indices for the classification losses, as
+        stated above).
+    weight : Tensor, optional
+        The weight (shape as stated above).
+    size_average : bool, optional
+        Deprecated (PyTorch's): when it or ``reduce`` is given, they select the reduction
+        instead of ``reduction`` (False: ``'sum'``), with PyTorch's warning.
+    ignore_index : int, default -100
+        Targets equal to it contribute no loss and no gradient, and are left out of the mean.
+    reduce : bool, optional
+        Deprecated (PyTorch's): ``False`` selects ``'none'``; see ``size_average``.
+    reduction : str, default 'mean'
+        ``'none'`` (per-element losses), ``'mean'`` or ``'sum'``.
+
+    Returns
+    -------
+    Tensor
+        0-d for ``'mean'`` and ``'sum'``; the per-element losses (the input's shape, less the
+        class dimension for the classification losses) for ``'none'``.
+
     Raises
     ------
     IndexError
@@ -442,6 +879,33 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     the class dimension 1) or class probabilities (floating, same shape as
     ``input``). ``label_smoothing`` mixes the target with the uniform
     distribution, with PyTorch's normalization.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    target : Tensor
+        The target, broadcastable to ``input`` (class indices for the classification losses, as
+        stated above).
+    weight : Tensor, optional
+        The weight (shape as stated above).
+    size_average : bool, optional
+        Deprecated (PyTorch's): when it or ``reduce`` is given, they select the reduction
+        instead of ``reduction`` (False: ``'sum'``), with PyTorch's warning.
+    ignore_index : int, default -100
+        Targets equal to it contribute no loss and no gradient, and are left out of the mean.
+    reduce : bool, optional
+        Deprecated (PyTorch's): ``False`` selects ``'none'``; see ``size_average``.
+    reduction : str, default 'mean'
+        ``'none'`` (per-element losses), ``'mean'`` or ``'sum'``.
+    label_smoothing : float, default 0.0
+        Amount of smoothing in [0, 1]: the target mixes with the uniform distribution.
+
+    Returns
+    -------
+    Tensor
+        0-d for ``'mean'`` and ``'sum'``; the per-element losses (the input's shape, less the
+        class dimension for the classification losses) for ``'none'``.
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     cdim = 0 if input.ndim == 1 else 1
@@ -483,7 +947,31 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
-    """BCE of probabilities; logs clamped at -100 as in PyTorch (``F.binary_cross_entropy``)."""
+    """BCE of probabilities; logs clamped at -100 as in PyTorch (``F.binary_cross_entropy``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    target : Tensor
+        The target, broadcastable to ``input`` (class indices for the classification losses, as
+        stated above).
+    weight : Tensor, optional
+        The weight (shape as stated above).
+    size_average : bool, optional
+        Deprecated (PyTorch's): when it or ``reduce`` is given, they select the reduction
+        instead of ``reduction`` (False: ``'sum'``), with PyTorch's warning.
+    reduce : bool, optional
+        Deprecated (PyTorch's): ``False`` selects ``'none'``; see ``size_average``.
+    reduction : str, default 'mean'
+        ``'none'`` (per-element losses), ``'mean'`` or ``'sum'``.
+
+    Returns
+    -------
+    Tensor
+        0-d for ``'mean'`` and ``'sum'``; the per-element losses (the input's shape, less the
+        class dimension for the classification losses) for ``'none'``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     log_p = _e.maximum(_e.log(input), -100.0)
     log_q = _e.maximum(_e.log(1.0 - input), -100.0)
@@ -498,7 +986,33 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
                                      size_average: bool | None = None, reduce: bool | None = None,
                                      reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
-    """BCE of logits, computed stably (``F.binary_cross_entropy_with_logits``)."""
+    """BCE of logits, computed stably (``F.binary_cross_entropy_with_logits``).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    target : Tensor
+        The target, broadcastable to ``input`` (class indices for the classification losses, as
+        stated above).
+    weight : Tensor, optional
+        The weight (shape as stated above).
+    size_average : bool, optional
+        Deprecated (PyTorch's): when it or ``reduce`` is given, they select the reduction
+        instead of ``reduction`` (False: ``'sum'``), with PyTorch's warning.
+    reduce : bool, optional
+        Deprecated (PyTorch's): ``False`` selects ``'none'``; see ``size_average``.
+    reduction : str, default 'mean'
+        ``'none'`` (per-element losses), ``'mean'`` or ``'sum'``.
+    pos_weight : Tensor, optional
+        Weight of the positive examples, broadcast along the last dimension; None for 1.
+
+    Returns
+    -------
+    Tensor
+        0-d for ``'mean'`` and ``'sum'``; the per-element losses (the input's shape, less the
+        class dimension for the classification losses) for ``'none'``.
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     # softplus(-x) = log(1 + exp(-x)) = max(-x, 0) + log1p(exp(-|x|))
     sp_neg = _e.maximum(-input, 0.0) + _e.log1p(_e.exp(-_e.abs(input)))
@@ -564,6 +1078,28 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
     """2-D cross-correlation (``F.conv2d``): input (N, C, H, W), weight (O, C/groups, kh, kw).
 
     ``padding`` is an int, a pair, ``"valid"`` or ``"same"`` (stride 1).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    weight : Tensor
+        The weight (shape as stated above).
+    bias : Tensor, optional
+        The bias added to the output; None for none.
+    stride : int or tuple[int, ...], default 1
+        Step between windows; None uses ``kernel_size``.
+    padding : int or tuple[int, ...] or str, default 0
+        Implicit zero padding on both sides (for convolutions also ``'same'`` or ``'valid'``).
+    dilation : int or tuple[int, ...], default 1
+        Spacing between window elements.
+    groups : int, default 1
+        Number of blocked connections from input to output channels.
+
+    Returns
+    -------
+    Tensor
+        Shape (N, O, H_out, W_out) (or (O, H_out, W_out) for an unbatched input).
     """
     unbatched = input.ndim == 3
     if unbatched:
@@ -601,7 +1137,30 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
            stride: int | tuple[int, ...] = 1, padding: int | tuple[int, ...] | str = 0,
            dilation: int | tuple[int, ...] = 1, groups: int = 1) -> Tensor:
-    """1-D cross-correlation (``F.conv1d``): input (N, C, L), weight (O, C/groups, k)."""
+    """1-D cross-correlation (``F.conv1d``): input (N, C, L), weight (O, C/groups, k).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    weight : Tensor
+        The weight (shape as stated above).
+    bias : Tensor, optional
+        The bias added to the output; None for none.
+    stride : int or tuple[int, ...], default 1
+        Step between windows; None uses ``kernel_size``.
+    padding : int or tuple[int, ...] or str, default 0
+        Implicit zero padding on both sides (for convolutions also ``'same'`` or ``'valid'``).
+    dilation : int or tuple[int, ...], default 1
+        Spacing between window elements.
+    groups : int, default 1
+        Number of blocked connections from input to output channels.
+
+    Returns
+    -------
+    Tensor
+        Shape (N, O, L_out) (or (O, L_out) for an unbatched input).
+    """
     pad: str | tuple[int, int]
     if isinstance(padding, str):
         pad = padding
@@ -625,6 +1184,29 @@ def max_pool2d(input: Tensor, kernel_size: int | tuple[int, ...],
     the input or the left padding); ``return_indices`` also returns the int64 position of
     each maximum in the flattened ``H * W`` plane (the first maximum of a window, as
     PyTorch's CPU kernel).
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    kernel_size : int or tuple[int, ...]
+        Window size (one int for both dimensions, or a pair).
+    stride : int or tuple[int, ...], optional
+        Step between windows; None uses ``kernel_size``.
+    padding : int or tuple[int, ...], default 0
+        Implicit zero padding on both sides (for convolutions also ``'same'`` or ``'valid'``).
+    dilation : int or tuple[int, ...], default 1
+        Spacing between window elements.
+    ceil_mode : bool, default False
+        Use ceil instead of floor for the output size.
+    return_indices : bool, default False
+        Also return the flat indices of the maxima (per input plane).
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        The pooled Tensor of shape (N, C, H_out, W_out) (or (C, H_out, W_out)), with the int64
+        indices as a second element when ``return_indices``.
     """
     unbatched = input.ndim == 3
     if unbatched:
@@ -661,6 +1243,28 @@ def avg_pool2d(input: Tensor, kernel_size: int | tuple[int, ...],
     The divisor is PyTorch's: the window's size within the padded input
     (``count_include_pad=True``, windows that ``ceil_mode`` extends past it count only the
     part inside), the number of input elements in it (``False``), or ``divisor_override``.
+
+    Parameters
+    ----------
+    input : Tensor
+        The input Tensor (any shape unless stated above; floating dtype).
+    kernel_size : int or tuple[int, ...]
+        Window size (one int for both dimensions, or a pair).
+    stride : int or tuple[int, ...], optional
+        Step between windows; None uses ``kernel_size``.
+    padding : int or tuple[int, ...], default 0
+        Implicit zero padding on both sides (for convolutions also ``'same'`` or ``'valid'``).
+    ceil_mode : bool, default False
+        Use ceil instead of floor for the output size.
+    count_include_pad : bool, default True
+        Include the zero padding in the averages.
+    divisor_override : int, optional
+        If given, the divisor of every window instead of its size.
+
+    Returns
+    -------
+    Tensor
+        Shape (N, C, H_out, W_out) (or (C, H_out, W_out)), the input's dtype.
     """
     unbatched = input.ndim == 3
     if unbatched:
