@@ -94,7 +94,13 @@ class Size(tuple):
         return super().__new__(cls, items)
 
     def numel(self) -> int | None:
-        """Number of elements of a Tensor of this shape (None if a size is unknown)."""
+        """Number of elements of a Tensor of this shape (None if a size is unknown).
+
+        Returns
+        -------
+        int or None
+            The product of the sizes (None if one is unknown).
+        """
         n = 1
         for s in self:
             if s is None:
@@ -206,6 +212,12 @@ class Tensor:
     (``Tensor([1, 2])`` copies data). Prefer :func:`arrayflow.asarray`,
     :func:`arrayflow.empty` and friends.
 
+    Parameters
+    ----------
+    *sizes : int or array-like
+        The shape of an uninitialized Tensor, as separate ints; or one non-int argument (a
+        list, a Tensor, ...): data to copy, in the default floating dtype.
+
     Attributes
     ----------
     array
@@ -268,6 +280,16 @@ class Tensor:
 
         ``cls.__init__`` is not called (PyTorch's ``as_subclass``).
 
+        Parameters
+        ----------
+        cls : type
+            A subclass of Tensor.
+
+        Returns
+        -------
+        Tensor
+            A ``cls`` instance sharing this Tensor's storage and autograd history.
+
         Raises
         ------
         TypeError
@@ -312,6 +334,16 @@ class Tensor:
 
     def requires_grad_(self, requires_grad: builtins.bool = True) -> Tensor:
         """Set ``requires_grad`` in place and return self (PyTorch).
+
+        Parameters
+        ----------
+        requires_grad : bool, default True
+            Whether autograd records operations on this Tensor.
+
+        Returns
+        -------
+        Tensor
+            This Tensor (changed in place).
 
         Raises
         ------
@@ -422,7 +454,13 @@ class Tensor:
         self._backend = value._backend
 
     def detach(self) -> Tensor:
-        """A Tensor on the same storage, cut from the graph (``requires_grad=False``)."""
+        """A Tensor on the same storage, cut from the graph (``requires_grad=False``).
+
+        Returns
+        -------
+        Tensor
+            A new Tensor on the same storage, not requiring grad.
+        """
         return Tensor._from_array(self._cell.array, self._backend, self._cell)
 
     # --- autograd ---------------------------------------------------------------------
@@ -433,6 +471,18 @@ class Tensor:
 
         ``gradient`` is required unless the Tensor has one element (PyTorch's
         rule). See :func:`arrayflow.autograd.backward`.
+
+        Parameters
+        ----------
+        gradient : Tensor, optional
+            The gradient of some scalar with respect to this Tensor, of its shape; None is
+            allowed for a one-element Tensor (1 is used).
+        retain_graph : bool, optional
+            Keep the graph for another backward; None means ``create_graph``.
+        create_graph : bool, default False
+            Record the backward computation, for higher-order gradients.
+        inputs : Tensor or Sequence[Tensor], optional
+            Accumulate into these leaves only; None for every leaf of the graph.
         """
         autograd.backward(self, None if gradient is None else (gradient,),
                           retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
@@ -442,6 +492,17 @@ class Tensor:
 
         The hook may return a replacement gradient. Returns a handle with
         ``remove()``.
+
+        Parameters
+        ----------
+        hook : Callable[[Tensor], Tensor | None]
+            Called as ``hook(grad)`` with the gradient of this Tensor; may return a replacement
+            gradient (same shape, dtype and backend) or None.
+
+        Returns
+        -------
+        RemovableHandle
+            A handle whose ``remove()`` unregisters the hook.
 
         Raises
         ------
@@ -600,6 +661,19 @@ class Tensor:
 
         A PyTorch-style device (``af.device``, ``"cuda:0"``) is also accepted and
         behaves as :meth:`to`.
+
+        Parameters
+        ----------
+        device : Any
+            The target device: a backend's device object, or a PyTorch-style device
+            (``af.device``, ``"cpu"``, ``"cuda:0"``).
+        stream : Any, default None
+            Passed to the backend's ``to_device`` (array API); None for the default.
+
+        Returns
+        -------
+        Tensor
+            A Tensor on ``device`` (this Tensor's backend).
         """
         import array_api_compat
 
@@ -883,21 +957,49 @@ class Tensor:
         return self._backend.chunks_of(self._cell.array)
 
     def rechunk(self, chunks: Any = "auto") -> Tensor:
-        """This Tensor in blocks of ``chunks`` (see :func:`arrayflow.rechunk`); differentiable."""
+        """This Tensor in blocks of ``chunks`` (see :func:`arrayflow.rechunk`); differentiable.
+
+        Parameters
+        ----------
+        chunks : Any, default 'auto'
+            Block sizes as Dask accepts them (``"auto"``, an int, a tuple per axis, ...).
+
+        Returns
+        -------
+        Tensor
+            The same values in the new blocks.
+        """
         return rechunk(self, chunks)
 
     def persist(self) -> Tensor:
         """Compute and keep the values in (distributed) memory, staying lazy
-        (see :func:`arrayflow.persist`); differentiable."""
+        (see :func:`arrayflow.persist`); differentiable.
+
+        Returns
+        -------
+        Tensor
+            The same values, computed and kept in memory (lazy backends).
+        """
         return persist(self)[0]
 
     def compute(self) -> Tensor:
         """Concrete values: a lazy Tensor becomes an eager one, e.g. Dask to NumPy
-        (see :func:`arrayflow.compute`). Detached."""
+        (see :func:`arrayflow.compute`). Detached.
+
+        Returns
+        -------
+        Tensor
+            An eager Tensor with the computed values, detached.
+        """
         return compute(self)[0]
 
     def numpy(self) -> Any:
         """A NumPy array with this Tensor's values (computes Dask, copies from GPU).
+
+        Returns
+        -------
+        numpy.ndarray
+            The values on the host (a copy for lazy and GPU backends).
 
         Raises
         ------
@@ -911,11 +1013,22 @@ class Tensor:
         return self._backend.to_host(self._cell.array)
 
     def tolist(self) -> Any:
-        """The values as nested Python lists (computes lazy arrays)."""
+        """The values as nested Python lists (computes lazy arrays).
+
+        Returns
+        -------
+        list or scalar
+            Nested lists of Python scalars (a scalar for a 0-d Tensor).
+        """
         return self._backend.to_host(self._cell.array).tolist()
 
     def item(self) -> builtins.bool | builtins.int | builtins.float | complex:
         """The value of a one-element Tensor as a Python scalar.
+
+        Returns
+        -------
+        bool or int or float or complex
+            The single value as a Python scalar.
 
         Raises
         ------
@@ -943,6 +1056,28 @@ class Tensor:
         and ``copy`` is False (PyTorch). A dtype change on the same backend is
         differentiable (PyTorch's ``.to(dtype)``); ``non_blocking`` is accepted and
         ignored.
+
+        Parameters
+        ----------
+        *args : Any
+            Positionally: a dtype, a backend name or Backend, a device, or another Tensor (its
+            backend and dtype), in any combination.
+        backend : str or Backend, optional
+            The target backend (name or Backend); None keeps this Tensor's unless a device
+            selects another.
+        device : Any, default None
+            The target device (keyword form of a positional device).
+        dtype : DType, optional
+            The target dtype; None keeps this Tensor's.
+        non_blocking : bool, default False
+            Accepted for PyTorch compatibility and ignored.
+        copy : bool, default False
+            Return a copy even when nothing changes.
+
+        Returns
+        -------
+        Tensor
+            ``self`` when nothing changes (and ``copy`` is False), else the converted Tensor.
 
         Raises
         ------
@@ -1002,13 +1137,31 @@ class Tensor:
 
     def cpu(self) -> Tensor:
         """This Tensor on the CPU: ``self`` on a CPU backend, else a copy on the default CPU
-        backend (PyTorch ``Tensor.cpu``)."""
+        backend (PyTorch ``Tensor.cpu``).
+
+        Returns
+        -------
+        Tensor
+            ``self`` on a CPU backend, else a copy on the default CPU backend.
+        """
         return self.to("cpu")
 
     def cuda(self, device: builtins.int | Any = None,
              non_blocking: builtins.bool = False) -> Tensor:
         """This Tensor on a CUDA device (PyTorch ``Tensor.cuda``): the backend whose
         ``device_type`` is ``"cuda"``; ``device`` is an index or a CUDA device.
+
+        Parameters
+        ----------
+        device : int or Any, default None
+            A CUDA device index or device; None for the current one.
+        non_blocking : bool, default False
+            Accepted for PyTorch compatibility and ignored.
+
+        Returns
+        -------
+        Tensor
+            This Tensor on the CUDA backend.
 
         Raises
         ------
@@ -1029,53 +1182,170 @@ class Tensor:
 
     def new_zeros(self, *size: builtins.int | Sequence[builtins.int], **kwargs: Any) -> Tensor:
         """Zeros of shape ``size`` with this Tensor's dtype and backend unless ``dtype=`` /
-        ``device=`` say otherwise (PyTorch ``Tensor.new_zeros``; ``requires_grad=`` too)."""
+        ``device=`` say otherwise (PyTorch ``Tensor.new_zeros``; ``requires_grad=`` too).
+
+        Parameters
+        ----------
+        *size : int or Sequence[int]
+            The shape, as separate ints or one sequence.
+        **kwargs : Any
+            ``dtype=``, ``device=`` and ``requires_grad=`` as the creation function accepts; the
+            dtype and backend default to this Tensor's.
+
+        Returns
+        -------
+        Tensor
+            Zeros of shape ``size``.
+        """
         return self._new("new_zeros", _c.zeros, size, kwargs)
 
     def new_ones(self, *size: builtins.int | Sequence[builtins.int], **kwargs: Any) -> Tensor:
-        """Ones of shape ``size``, this Tensor's dtype and backend (PyTorch ``new_ones``)."""
+        """Ones of shape ``size``, this Tensor's dtype and backend (PyTorch ``new_ones``).
+
+        Parameters
+        ----------
+        *size : int or Sequence[int]
+            The shape, as separate ints or one sequence.
+        **kwargs : Any
+            ``dtype=``, ``device=`` and ``requires_grad=`` as the creation function accepts; the
+            dtype and backend default to this Tensor's.
+
+        Returns
+        -------
+        Tensor
+            Ones of shape ``size``.
+        """
         return self._new("new_ones", _c.ones, size, kwargs)
 
     def new_empty(self, *size: builtins.int | Sequence[builtins.int], **kwargs: Any) -> Tensor:
-        """Uninitialized, shape ``size``, this Tensor's dtype and backend (``new_empty``)."""
+        """Uninitialized, shape ``size``, this Tensor's dtype and backend (``new_empty``).
+
+        Parameters
+        ----------
+        *size : int or Sequence[int]
+            The shape, as separate ints or one sequence.
+        **kwargs : Any
+            ``dtype=``, ``device=`` and ``requires_grad=`` as the creation function accepts; the
+            dtype and backend default to this Tensor's.
+
+        Returns
+        -------
+        Tensor
+            An uninitialized Tensor of shape ``size``.
+        """
         return self._new("new_empty", _c.empty, size, kwargs)
 
     def new_full(self, size: Sequence[builtins.int], fill_value: Scalar,
                  **kwargs: Any) -> Tensor:
-        """``fill_value`` in shape ``size``, this Tensor's dtype and backend (``new_full``)."""
+        """``fill_value`` in shape ``size``, this Tensor's dtype and backend (``new_full``).
+
+        Parameters
+        ----------
+        size : Sequence[int]
+            The shape, as separate ints or one sequence.
+        fill_value : Scalar
+            The value of every element.
+        **kwargs : Any
+            ``dtype=``, ``device=`` and ``requires_grad=`` as the creation function accepts; the
+            dtype and backend default to this Tensor's.
+
+        Returns
+        -------
+        Tensor
+            ``fill_value`` in shape ``size``.
+        """
         return self._new("new_full", _c.full, (size, fill_value), kwargs)
 
     def new_tensor(self, data: Any, **kwargs: Any) -> Tensor:
         """A copy of ``data`` with this Tensor's dtype and backend unless ``dtype=`` says
-        otherwise (PyTorch ``Tensor.new_tensor``: always copies, never keeps a graph)."""
+        otherwise (PyTorch ``Tensor.new_tensor``: always copies, never keeps a graph).
+
+        Parameters
+        ----------
+        data : Any
+            The values (a Tensor is detached and copied).
+        **kwargs : Any
+            ``dtype=``, ``device=`` and ``requires_grad=`` as the creation function accepts; the
+            dtype and backend default to this Tensor's.
+
+        Returns
+        -------
+        Tensor
+            A new leaf Tensor with ``data``'s values.
+        """
         if isinstance(data, Tensor):
             data = data.detach()
         return self._new("new_tensor", _c.tensor, (data,), kwargs)
 
     def double(self) -> Tensor:
-        """Cast to float64 (PyTorch ``double()``)."""
+        """Cast to float64 (PyTorch ``double()``).
+
+        Returns
+        -------
+        Tensor
+            float64, same shape.
+        """
         return _dt.astype(self, _dtypes.float64)
 
     def float(self) -> Tensor:
-        """Cast to float32 (PyTorch ``float()``)."""
+        """Cast to float32 (PyTorch ``float()``).
+
+        Returns
+        -------
+        Tensor
+            float32, same shape.
+        """
         return _dt.astype(self, _dtypes.float32)
 
     def long(self) -> Tensor:
-        """Cast to int64 (PyTorch ``long()``)."""
+        """Cast to int64 (PyTorch ``long()``).
+
+        Returns
+        -------
+        Tensor
+            int64, same shape.
+        """
         return _dt.astype(self, _dtypes.int64)
 
     def astype(self, dtype: _dtypes.DType, /, *, copy: builtins.bool = True,
                device: Any = None) -> Tensor:
-        """Cast to ``dtype`` (array API ``astype``)."""
+        """Cast to ``dtype`` (array API ``astype``).
+
+        Parameters
+        ----------
+        dtype : DType
+            The target dtype; None keeps this Tensor's.
+        copy : bool, default True
+            Copy even when the dtype is already ``dtype`` (array API).
+        device : Any, default None
+            The device of the result (array API); None keeps this Tensor's.
+
+        Returns
+        -------
+        Tensor
+            Same shape, dtype ``dtype``.
+        """
         return _dt.astype(self, dtype, copy=copy, device=device)
 
     def clone(self) -> Tensor:
-        """A copy with its own storage."""
+        """A copy with its own storage.
+
+        Returns
+        -------
+        Tensor
+            A copy with its own storage; differentiable.
+        """
         return _dt.astype(self, self.dtype, copy=True)
 
     # --- PyTorch-style methods ------------------------------------------------------
     def dim(self) -> int:
-        """Number of dimensions (PyTorch ``dim()``)."""
+        """Number of dimensions (PyTorch ``dim()``).
+
+        Returns
+        -------
+        int
+            The number of dimensions.
+        """
         return self.ndim
 
     def numel(self) -> int:
@@ -1097,21 +1367,60 @@ class Tensor:
         return builtins.int(n)
 
     def mm(self, other: Tensor) -> Tensor:
-        """Matrix product (PyTorch ``mm``)."""
+        """Matrix product (PyTorch ``mm``).
+
+        Parameters
+        ----------
+        other : Tensor
+            The right operand.
+
+        Returns
+        -------
+        Tensor
+            The matrix product, shape (n, p) for (n, m) @ (m, p).
+        """
         return _la.matmul(self, other)
 
     def matmul(self, other: Tensor) -> Tensor:
-        """Matrix product (``@``)."""
+        """Matrix product (``@``).
+
+        Parameters
+        ----------
+        other : Tensor
+            The right operand.
+
+        Returns
+        -------
+        Tensor
+            The matrix product with the array API's broadcasting rules.
+        """
         return _la.matmul(self, other)
 
     def t(self) -> Tensor:
-        """Transpose of a Tensor with at most 2 dimensions (PyTorch ``t()``)."""
+        """Transpose of a Tensor with at most 2 dimensions (PyTorch ``t()``).
+
+        Returns
+        -------
+        Tensor
+            The transpose (``self`` for fewer than 2 dimensions).
+        """
         if self.ndim > 2:
             raise ValueError(f"Tensor.t: expected at most 2 dimensions, got {self.ndim}")
         return self if self.ndim < 2 else _m.permute_dims(self, (1, 0))
 
     def unsqueeze(self, dim: int) -> Tensor:
-        """Insert a size-1 dimension at ``dim`` (``expand_dims``)."""
+        """Insert a size-1 dimension at ``dim`` (``expand_dims``).
+
+        Parameters
+        ----------
+        dim : int
+            Position of the new dimension (negative counts from the end of the result).
+
+        Returns
+        -------
+        Tensor
+            A view with one more dimension, of size 1, at ``dim``.
+        """
         return _m.expand_dims(self, axis=dim)
 
     def squeeze(self, dim: builtins.int | Sequence[builtins.int] | object = _NO_DIM) -> Tensor:
@@ -1122,6 +1431,17 @@ class Tensor:
         them) only where its size is 1, and is a no-op for the others. (The namespace
         function :func:`arrayflow.squeeze` keeps the array API standard's rule: it
         raises for an axis whose size is not 1.)
+
+        Parameters
+        ----------
+        dim : int or Sequence[int] or object, default <object object at 0x7f2e656c4990>
+            Dimension(s) to remove where their size is 1 (an int or a sequence); omitted: every
+            size-1 dimension.
+
+        Returns
+        -------
+        Tensor
+            A view without the selected size-1 dimensions.
 
         Raises
         ------
@@ -1149,11 +1469,34 @@ class Tensor:
         return _m.squeeze(self, axis=tuple(d for d in dims if shape[d] == 1))
 
     def expand_as(self, other: Tensor) -> Tensor:
-        """Broadcast to ``other``'s shape (``broadcast_to``)."""
+        """Broadcast to ``other``'s shape (``broadcast_to``).
+
+        Parameters
+        ----------
+        other : Tensor
+            The Tensor whose shape to broadcast to.
+
+        Returns
+        -------
+        Tensor
+            A broadcast view of shape ``other.shape``.
+        """
         return _m.broadcast_to(self, other.shape)
 
     def expand(self, *sizes: builtins.int | Sequence[builtins.int]) -> Tensor:
-        """Broadcast to ``sizes`` (-1 keeps a dimension), as PyTorch ``expand``."""
+        """Broadcast to ``sizes`` (-1 keeps a dimension), as PyTorch ``expand``.
+
+        Parameters
+        ----------
+        *sizes : int or Sequence[int]
+            The target shape, as separate ints or one sequence; -1 keeps the size of that
+            dimension.
+
+        Returns
+        -------
+        Tensor
+            A broadcast view of the new shape.
+        """
         sizes = _shape_args(sizes)
         lead = len(sizes) - self.ndim
         shape = tuple(self.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
@@ -1161,17 +1504,56 @@ class Tensor:
 
     def reshape(self, *shape: builtins.int | Sequence[builtins.int],
                 copy: builtins.bool | None = None) -> Tensor:
-        """``reshape((2, 3))`` or PyTorch's ``reshape(2, 3)``."""
+        """``reshape((2, 3))`` or PyTorch's ``reshape(2, 3)``.
+
+        Parameters
+        ----------
+        *shape : int or Sequence[int]
+            The new shape, as separate ints (PyTorch) or one tuple (array API); one size may be
+            -1.
+        copy : bool, optional
+            The array API's ``copy``: True always copies, False never does (raises if a copy is
+            needed), None copies only when needed.
+
+        Returns
+        -------
+        Tensor
+            The same elements in the new shape (a view where possible).
+        """
         return _m.reshape(self, _shape_args(shape), copy=copy)
 
     view = reshape
 
     def permute(self, *dims: builtins.int | Sequence[builtins.int]) -> Tensor:
-        """Permute dimensions (``permute_dims``), PyTorch's varargs form too."""
+        """Permute dimensions (``permute_dims``), PyTorch's varargs form too.
+
+        Parameters
+        ----------
+        *dims : int or Sequence[int]
+            The permutation of the dimensions, as separate ints or one sequence.
+
+        Returns
+        -------
+        Tensor
+            A view with the dimensions permuted.
+        """
         return _m.permute_dims(self, _shape_args(dims))
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
-        """Swap two dimensions (PyTorch ``transpose``)."""
+        """Swap two dimensions (PyTorch ``transpose``).
+
+        Parameters
+        ----------
+        dim0 : int
+            The first dimension to swap.
+        dim1 : int
+            The second dimension to swap.
+
+        Returns
+        -------
+        Tensor
+            A view with ``dim0`` and ``dim1`` swapped.
+        """
         axes = list(range(self.ndim))
         axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
         return _m.permute_dims(self, tuple(axes))
@@ -1179,43 +1561,182 @@ class Tensor:
     def sum(self, dim: Axis = None, keepdim: builtins.bool | None = None, *,
             dtype: _dtypes.DType | None = None, axis: Axis = None,
             keepdims: builtins.bool | None = None) -> Tensor:
-        """Sum over ``dim``/``axis`` (see :func:`arrayflow.sum`)."""
+        """Sum over ``dim``/``axis`` (see :func:`arrayflow.sum`).
+
+        Parameters
+        ----------
+        dim : Axis, default None
+            Dimension(s) to reduce (PyTorch's name); None reduces all. Not together with
+            ``axis``.
+        keepdim : bool, optional
+            Keep the reduced dimensions with size 1 (PyTorch's name; default False). Not
+            together with ``keepdims``.
+        dtype : DType, optional
+            The dtype of the result (and of the accumulation); None follows the array API's
+            default for the input dtype.
+        axis : Axis, default None
+            The array API's name for ``dim``.
+        keepdims : bool, optional
+            The array API's name for ``keepdim``.
+
+        Returns
+        -------
+        Tensor
+            The sums; the reduced dimensions removed unless kept.
+        """
         return _r.sum(self, axis=_axis("sum", dim, axis), dtype=dtype,
                       keepdims=_keep("sum", keepdim, keepdims))
 
     def mean(self, dim: Axis = None, keepdim: builtins.bool | None = None, *,
              axis: Axis = None, keepdims: builtins.bool | None = None) -> Tensor:
-        """Mean over ``dim``/``axis`` (see :func:`arrayflow.mean`)."""
+        """Mean over ``dim``/``axis`` (see :func:`arrayflow.mean`).
+
+        Parameters
+        ----------
+        dim : Axis, default None
+            Dimension(s) to reduce (PyTorch's name); None reduces all. Not together with
+            ``axis``.
+        keepdim : bool, optional
+            Keep the reduced dimensions with size 1 (PyTorch's name; default False). Not
+            together with ``keepdims``.
+        axis : Axis, default None
+            The array API's name for ``dim``.
+        keepdims : bool, optional
+            The array API's name for ``keepdim``.
+
+        Returns
+        -------
+        Tensor
+            The means (floating inputs only); the reduced dimensions removed unless kept.
+        """
         return _r.mean(self, axis=_axis("mean", dim, axis),
                        keepdims=_keep("mean", keepdim, keepdims))
 
     def prod(self, dim: Axis = None, keepdim: builtins.bool | None = None, *,
              dtype: _dtypes.DType | None = None, axis: Axis = None,
              keepdims: builtins.bool | None = None) -> Tensor:
-        """Product over ``dim``/``axis``."""
+        """Product over ``dim``/``axis``.
+
+        Parameters
+        ----------
+        dim : Axis, default None
+            Dimension(s) to reduce (PyTorch's name); None reduces all. Not together with
+            ``axis``.
+        keepdim : bool, optional
+            Keep the reduced dimensions with size 1 (PyTorch's name; default False). Not
+            together with ``keepdims``.
+        dtype : DType, optional
+            The dtype of the result (and of the accumulation); None follows the array API's
+            default for the input dtype.
+        axis : Axis, default None
+            The array API's name for ``dim``.
+        keepdims : bool, optional
+            The array API's name for ``keepdim``.
+
+        Returns
+        -------
+        Tensor
+            The products; the reduced dimensions removed unless kept.
+        """
         return _r.prod(self, axis=_axis("prod", dim, axis), dtype=dtype,
                        keepdims=_keep("prod", keepdim, keepdims))
 
     def argmax(self, dim: Axis = None, keepdim: builtins.bool | None = None, *,
                axis: Axis = None, keepdims: builtins.bool | None = None) -> Tensor:
-        """Index of the maximum over ``dim``/``axis``."""
+        """Index of the maximum over ``dim``/``axis``.
+
+        Parameters
+        ----------
+        dim : Axis, default None
+            Dimension(s) to reduce (PyTorch's name); None reduces all. Not together with
+            ``axis``.
+        keepdim : bool, optional
+            Keep the reduced dimensions with size 1 (PyTorch's name; default False). Not
+            together with ``keepdims``.
+        axis : Axis, default None
+            The array API's name for ``dim``.
+        keepdims : bool, optional
+            The array API's name for ``keepdim``.
+
+        Returns
+        -------
+        Tensor
+            int64 indices of the first maxima.
+        """
         return _s.argmax(self, axis=_axis("argmax", dim, axis),
                          keepdims=_keep("argmax", keepdim, keepdims))
 
     def argmin(self, dim: Axis = None, keepdim: builtins.bool | None = None, *,
                axis: Axis = None, keepdims: builtins.bool | None = None) -> Tensor:
-        """Index of the minimum over ``dim``/``axis``."""
+        """Index of the minimum over ``dim``/``axis``.
+
+        Parameters
+        ----------
+        dim : Axis, default None
+            Dimension(s) to reduce (PyTorch's name); None reduces all. Not together with
+            ``axis``.
+        keepdim : bool, optional
+            Keep the reduced dimensions with size 1 (PyTorch's name; default False). Not
+            together with ``keepdims``.
+        axis : Axis, default None
+            The array API's name for ``dim``.
+        keepdims : bool, optional
+            The array API's name for ``keepdim``.
+
+        Returns
+        -------
+        Tensor
+            int64 indices of the first minima.
+        """
         return _s.argmin(self, axis=_axis("argmin", dim, axis),
                          keepdims=_keep("argmin", keepdim, keepdims))
 
     def all(self, dim: Axis = None, keepdim: builtins.bool | None = None, *,
             axis: Axis = None, keepdims: builtins.bool | None = None) -> Tensor:
-        """Logical AND reduction."""
+        """Logical AND reduction.
+
+        Parameters
+        ----------
+        dim : Axis, default None
+            Dimension(s) to reduce (PyTorch's name); None reduces all. Not together with
+            ``axis``.
+        keepdim : bool, optional
+            Keep the reduced dimensions with size 1 (PyTorch's name; default False). Not
+            together with ``keepdims``.
+        axis : Axis, default None
+            The array API's name for ``dim``.
+        keepdims : bool, optional
+            The array API's name for ``keepdim``.
+
+        Returns
+        -------
+        Tensor
+            bool: whether every element is nonzero.
+        """
         return _r.all(self, axis=_axis("all", dim, axis), keepdims=_keep("all", keepdim, keepdims))
 
     def any(self, dim: Axis = None, keepdim: builtins.bool | None = None, *,
             axis: Axis = None, keepdims: builtins.bool | None = None) -> Tensor:
-        """Logical OR reduction."""
+        """Logical OR reduction.
+
+        Parameters
+        ----------
+        dim : Axis, default None
+            Dimension(s) to reduce (PyTorch's name); None reduces all. Not together with
+            ``axis``.
+        keepdim : bool, optional
+            Keep the reduced dimensions with size 1 (PyTorch's name; default False). Not
+            together with ``keepdims``.
+        axis : Axis, default None
+            The array API's name for ``dim``.
+        keepdims : bool, optional
+            The array API's name for ``keepdim``.
+
+        Returns
+        -------
+        Tensor
+            bool: whether some element is nonzero.
+        """
         return _r.any(self, axis=_axis("any", dim, axis), keepdims=_keep("any", keepdim, keepdims))
 
     # std, var, clamp and PyTorch's other methods beyond the standard (add_, copy_,
@@ -1228,21 +1749,64 @@ class Tensor:
         return self._assign(new, f"{kind}_")
 
     def uniform_(self, a: builtins.float = 0.0, b: builtins.float = 1.0) -> Tensor:
-        """Fill in place with samples of U[a, b) from the backend's seeded generator."""
+        """Fill in place with samples of U[a, b) from the backend's seeded generator.
+
+        Parameters
+        ----------
+        a : float, default 0.0
+            Lower bound of the interval.
+        b : float, default 1.0
+            Upper bound of the interval.
+
+        Returns
+        -------
+        Tensor
+            This Tensor, filled in place.
+        """
         return self._random_fill("uniform", low=a, high=b)
 
     def normal_(self, mean: builtins.float = 0.0, std: builtins.float = 1.0) -> Tensor:
-        """Fill in place with samples of N(mean, std**2) from the backend's generator."""
+        """Fill in place with samples of N(mean, std**2) from the backend's generator.
+
+        Parameters
+        ----------
+        mean : float, default 0.0
+            Mean of the normal distribution.
+        std : float, default 1.0
+            Standard deviation of the normal distribution.
+
+        Returns
+        -------
+        Tensor
+            This Tensor, filled in place.
+        """
         return self._random_fill("normal", mean=mean, std=std)
 
     def fill_(self, value: Scalar) -> Tensor:
-        """Fill in place with ``value``."""
+        """Fill in place with ``value``.
+
+        Parameters
+        ----------
+        value : Scalar
+            The fill value (cast to this Tensor's dtype).
+
+        Returns
+        -------
+        Tensor
+            This Tensor, filled in place.
+        """
         xp = self._backend.xp
         arr = self._cell.array
         return self._assign(xp.full(arr.shape, value, dtype=arr.dtype), "fill_")
 
     def zero_(self) -> Tensor:
-        """Fill in place with zeros."""
+        """Fill in place with zeros.
+
+        Returns
+        -------
+        Tensor
+            This Tensor, filled with zeros in place.
+        """
         return self.fill_(0)
 
     if TYPE_CHECKING:
