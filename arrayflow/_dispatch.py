@@ -465,7 +465,17 @@ def overridable(func: Callable) -> Callable:
     """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        st = state.get()
+        st = _state_get()
+        if st is None:
+            # the fast path: no list/tuple and no type that dispatches (plain Tensors,
+            # scalars, Parameters), no mode, no switch
+            for a in (*args, *kwargs.values()) if kwargs else args:
+                ta = type(a)
+                if ta is not _plain and ta not in PASS_TYPES and (
+                        ta is list or ta is tuple or type_dispatches(ta)):
+                    break
+            else:
+                return func(*args, **kwargs)
         over = overloaded_args(args, kwargs, wrapper, st)
         if over or modes_active(st):
             return dispatch(wrapper, over, args, kwargs)

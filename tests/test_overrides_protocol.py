@@ -520,3 +520,28 @@ def test_one_rule_answers_for_each_object():
         assert _dispatch.takes_part(obj) is want, obj
     with overrides.DisableArrayflowFunctionSubclass():
         assert not any(_dispatch.takes_part(o) for o, _ in cases)
+
+
+def test_overridable_fast_path_keeps_every_participant():
+    # @overridable skips the collection when every argument is a plain Tensor, a scalar
+    # or a type that takes no part (nn.Parameter); anything else still dispatches
+    @overrides.overridable
+    def f(x, y=None, *, k=None):
+        return "impl"
+
+    seen = []
+
+    class Logged(af.Tensor):
+        @classmethod
+        def __arrayflow_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return super().__arrayflow_function__(func, types, args, kwargs)
+
+    A = AF.duck("A", "fromA")
+    t = af.ones(1)
+    AF.log.clear()
+    assert f(t, 2.0, k=A()) == "fromA" and f(t, [t, A()]) == "fromA"
+    assert f(t, k=(A(),)) == "fromA"
+    assert f(t.as_subclass(Logged)) == "impl" and seen == [f]
+    assert f(af.nn.Parameter(t), k=t) == "impl" and seen == [f]
+    assert len(AF.log) == 3
