@@ -102,6 +102,21 @@ def add_(self, other: Array | Scalar, *rest: Array | Scalar, alpha: Scalar = 1) 
 
     PyTorch's deprecated ``add_(alpha, other)`` form is accepted with its warning.
 
+    Parameters
+    ----------
+    other : Tensor or Scalar
+        The other operand (a Tensor, broadcast, or a Python scalar).
+    *rest : Tensor or Scalar
+        PyTorch's deprecated ``(alpha, other)`` form: the Tensor ``other`` after the scalar
+        ``alpha``.
+    alpha : Scalar, default 1
+        The multiplier of ``other``.
+
+    Returns
+    -------
+    Tensor
+        This Tensor, changed in place.
+
     Raises
     ------
     RuntimeError
@@ -116,7 +131,23 @@ def add_(self, other: Array | Scalar, *rest: Array | Scalar, alpha: Scalar = 1) 
 
 
 def sub_(self, other: Array | Scalar, *rest: Array | Scalar, alpha: Scalar = 1) -> Array:
-    """``self -= alpha * other`` in place (PyTorch ``Tensor.sub_``); errors as :meth:`add_`."""
+    """``self -= alpha * other`` in place (PyTorch ``Tensor.sub_``); errors as :meth:`add_`.
+
+    Parameters
+    ----------
+    other : Tensor or Scalar
+        The other operand (a Tensor, broadcast, or a Python scalar).
+    *rest : Tensor or Scalar
+        PyTorch's deprecated ``(alpha, other)`` form: the Tensor ``other`` after the scalar
+        ``alpha``.
+    alpha : Scalar, default 1
+        The multiplier of ``other``.
+
+    Returns
+    -------
+    Tensor
+        This Tensor, changed in place.
+    """
     other, alpha = _old_alpha_form("sub_", other, rest, alpha)
     if alpha == 1:
         return self._inplace(_e.subtract, other, "sub_")
@@ -124,7 +155,18 @@ def sub_(self, other: Array | Scalar, *rest: Array | Scalar, alpha: Scalar = 1) 
 
 
 def mul_(self, other: Array | Scalar) -> Array:
-    """``self *= other`` in place (PyTorch ``Tensor.mul_``); errors as :meth:`add_`."""
+    """``self *= other`` in place (PyTorch ``Tensor.mul_``); errors as :meth:`add_`.
+
+    Parameters
+    ----------
+    other : Tensor or Scalar
+        The other operand (a Tensor, broadcast, or a Python scalar).
+
+    Returns
+    -------
+    Tensor
+        This Tensor, changed in place.
+    """
     return self._inplace(_e.multiply, other, "mul_")
 
 
@@ -148,6 +190,18 @@ def div(self, other: Array | Scalar, *, rounding_mode: str | None = None) -> Arr
     """``self / other`` (PyTorch ``Tensor.div``); ``rounding_mode`` ``"trunc"`` rounds
     towards zero, ``"floor"`` down (zero gradient, as PyTorch).
 
+    Parameters
+    ----------
+    other : Tensor or Scalar
+        The other operand (a Tensor, broadcast, or a Python scalar).
+    rounding_mode : str, optional
+        None (true division), ``'trunc'`` (towards zero) or ``'floor'`` (PyTorch's modes).
+
+    Returns
+    -------
+    Tensor
+        The quotient, rounded as ``rounding_mode`` says.
+
     Raises
     ------
     RuntimeError
@@ -158,45 +212,155 @@ def div(self, other: Array | Scalar, *, rounding_mode: str | None = None) -> Arr
 
 def div_(self, other: Array | Scalar, *, rounding_mode: str | None = None) -> Array:
     """``self /= other`` in place (PyTorch ``Tensor.div_``), ``rounding_mode`` as
-    :meth:`div`; errors as :meth:`add_` (true division of an int Tensor raises)."""
+    :meth:`div`; errors as :meth:`add_` (true division of an int Tensor raises).
+
+    Parameters
+    ----------
+    other : Tensor or Scalar
+        The other operand (a Tensor, broadcast, or a Python scalar).
+    rounding_mode : str, optional
+        None (true division), ``'trunc'`` (towards zero) or ``'floor'`` (PyTorch's modes).
+
+    Returns
+    -------
+    Tensor
+        This Tensor, changed in place.
+    """
     return _inplace(self, lambda s, o: _div(s, o, rounding_mode, "div_"), other, "div_")
 
 
 def addcmul_(self, tensor1: Array, tensor2: Array, *, value: Scalar = 1) -> Array:
-    """``self += value * tensor1 * tensor2`` in place (PyTorch ``Tensor.addcmul_``)."""
+    """``self += value * tensor1 * tensor2`` in place (PyTorch ``Tensor.addcmul_``).
+
+    Parameters
+    ----------
+    tensor1 : Tensor
+        The first factor (broadcast).
+    tensor2 : Tensor
+        The second factor or divisor (broadcast).
+    value : Scalar, default 1
+        The scale of the product or quotient.
+
+    Returns
+    -------
+    Tensor
+        This Tensor, changed in place.
+    """
     return _inplace(self, lambda s, _o: s + value * (tensor1 * tensor2),
                     _grad_other(tensor1, tensor2), "addcmul_")
 
 
 def addcdiv_(self, tensor1: Array, tensor2: Array, *, value: Scalar = 1) -> Array:
-    """``self += value * tensor1 / tensor2`` in place (PyTorch ``Tensor.addcdiv_``)."""
+    """``self += value * tensor1 / tensor2`` in place (PyTorch ``Tensor.addcdiv_``).
+
+    Parameters
+    ----------
+    tensor1 : Tensor
+        The first factor (broadcast).
+    tensor2 : Tensor
+        The second factor or divisor (broadcast).
+    value : Scalar, default 1
+        The scale of the product or quotient.
+
+    Returns
+    -------
+    Tensor
+        This Tensor, changed in place.
+    """
     return _inplace(self, lambda s, _o: s + value * (tensor1 / tensor2),
                     _grad_other(tensor1, tensor2), "addcdiv_")
 
 
 def addcmul(self, tensor1: Array, tensor2: Array, *, value: Scalar = 1) -> Array:
-    """``self + value * tensor1 * tensor2`` (PyTorch ``Tensor.addcmul``)."""
+    """``self + value * tensor1 * tensor2`` (PyTorch ``Tensor.addcmul``).
+
+    Parameters
+    ----------
+    tensor1 : Tensor
+        The first factor (broadcast).
+    tensor2 : Tensor
+        The second factor or divisor (broadcast).
+    value : Scalar, default 1
+        The scale of the product or quotient.
+
+    Returns
+    -------
+    Tensor
+        ``self + value * tensor1 * tensor2``.
+    """
     return self + value * (tensor1 * tensor2)
 
 
 def addcdiv(self, tensor1: Array, tensor2: Array, *, value: Scalar = 1) -> Array:
-    """``self + value * tensor1 / tensor2`` (PyTorch ``Tensor.addcdiv``)."""
+    """``self + value * tensor1 / tensor2`` (PyTorch ``Tensor.addcdiv``).
+
+    Parameters
+    ----------
+    tensor1 : Tensor
+        The first factor (broadcast).
+    tensor2 : Tensor
+        The second factor or divisor (broadcast).
+    value : Scalar, default 1
+        The scale of the product or quotient.
+
+    Returns
+    -------
+    Tensor
+        ``self + value * tensor1 / tensor2``.
+    """
     return self + value * (tensor1 / tensor2)
 
 
 def lerp(self, end: Array, weight: Array | Scalar) -> Array:
-    """``self + weight * (end - self)`` (PyTorch ``Tensor.lerp``)."""
+    """``self + weight * (end - self)`` (PyTorch ``Tensor.lerp``).
+
+    Parameters
+    ----------
+    end : Tensor
+        The end point (broadcast).
+    weight : Tensor or Scalar
+        The interpolation weight (a Tensor or a scalar).
+
+    Returns
+    -------
+    Tensor
+        ``self + weight * (end - self)``.
+    """
     return self + weight * (end - self)
 
 
 def lerp_(self, end: Array, weight: Array | Scalar) -> Array:
-    """``self += weight * (end - self)`` in place (PyTorch ``Tensor.lerp_``)."""
+    """``self += weight * (end - self)`` in place (PyTorch ``Tensor.lerp_``).
+
+    Parameters
+    ----------
+    end : Tensor
+        The end point (broadcast).
+    weight : Tensor or Scalar
+        The interpolation weight (a Tensor or a scalar).
+
+    Returns
+    -------
+    Tensor
+        This Tensor, changed in place.
+    """
     return _inplace(self, lambda s, _o: s + weight * (end - s), _grad_other(end, weight),
                     "lerp_")
 
 
 def pow_(self, exponent: Array | Scalar) -> Array:
-    """``self **= exponent`` in place (PyTorch ``Tensor.pow_``); errors as :meth:`add_`."""
+    """``self **= exponent`` in place (PyTorch ``Tensor.pow_``); errors as :meth:`add_`.
+
+    Parameters
+    ----------
+    exponent : Tensor or Scalar
+        The exponent (a Tensor or a scalar).
+
+    Returns
+    -------
+    Tensor
+        This Tensor, changed in place.
+    """
     return self._inplace(_e.pow, exponent, "pow_")
 
 
@@ -213,6 +377,18 @@ def clamp(self, min: Array | Scalar | None = None, max: Array | Scalar | None = 
     ``min``/``max`` may be Python scalars or Tensors (broadcast; both differentiable);
     mixed kinds promote as PyTorch (an int Tensor clamped to 1.5 is float).
 
+    Parameters
+    ----------
+    min : Tensor or Scalar, optional
+        Lower bound (a Tensor, broadcast, or a scalar); None for none.
+    max : Tensor or Scalar, optional
+        Upper bound (a Tensor, broadcast, or a scalar); None for none.
+
+    Returns
+    -------
+    Tensor
+        The clamped values (the promoted dtype of ``self`` and the bounds).
+
     Raises
     ------
     RuntimeError
@@ -223,28 +399,85 @@ def clamp(self, min: Array | Scalar | None = None, max: Array | Scalar | None = 
 
 
 def clamp_(self, min: Array | Scalar | None = None, max: Array | Scalar | None = None) -> Array:
-    """:meth:`clamp` in place (PyTorch ``Tensor.clamp_``); errors as :meth:`add_`."""
+    """:meth:`clamp` in place (PyTorch ``Tensor.clamp_``); errors as :meth:`add_`.
+
+    Parameters
+    ----------
+    min : Tensor or Scalar, optional
+        Lower bound (a Tensor, broadcast, or a scalar); None for none.
+    max : Tensor or Scalar, optional
+        Upper bound (a Tensor, broadcast, or a scalar); None for none.
+
+    Returns
+    -------
+    Tensor
+        This Tensor, changed in place.
+    """
     _clamp_check("clamp_", min, max)
     return self._inplace(lambda s, _o: _e.clip(s, min, max), _grad_other(min, max), "clamp_")
 
 
 def clamp_min(self, min: Array | Scalar) -> Array:
-    """``max(self, min)`` element-wise (PyTorch ``Tensor.clamp_min``)."""
+    """``max(self, min)`` element-wise (PyTorch ``Tensor.clamp_min``).
+
+    Parameters
+    ----------
+    min : Tensor or Scalar
+        Lower bound (a Tensor, broadcast, or a scalar); None for none.
+
+    Returns
+    -------
+    Tensor
+        The clamped values.
+    """
     return _e.clip(self, min, None)
 
 
 def clamp_max(self, max: Array | Scalar) -> Array:
-    """``min(self, max)`` element-wise (PyTorch ``Tensor.clamp_max``)."""
+    """``min(self, max)`` element-wise (PyTorch ``Tensor.clamp_max``).
+
+    Parameters
+    ----------
+    max : Tensor or Scalar
+        Upper bound (a Tensor, broadcast, or a scalar); None for none.
+
+    Returns
+    -------
+    Tensor
+        The clamped values.
+    """
     return _e.clip(self, None, max)
 
 
 def clamp_min_(self, min: Array | Scalar) -> Array:
-    """:meth:`clamp_min` in place (PyTorch ``Tensor.clamp_min_``)."""
+    """:meth:`clamp_min` in place (PyTorch ``Tensor.clamp_min_``).
+
+    Parameters
+    ----------
+    min : Tensor or Scalar
+        Lower bound (a Tensor, broadcast, or a scalar); None for none.
+
+    Returns
+    -------
+    Tensor
+        This Tensor, changed in place.
+    """
     return self._inplace(lambda s, o: _e.clip(s, o, None), min, "clamp_min_")
 
 
 def clamp_max_(self, max: Array | Scalar) -> Array:
-    """:meth:`clamp_max` in place (PyTorch ``Tensor.clamp_max_``)."""
+    """:meth:`clamp_max` in place (PyTorch ``Tensor.clamp_max_``).
+
+    Parameters
+    ----------
+    max : Tensor or Scalar
+        Upper bound (a Tensor, broadcast, or a scalar); None for none.
+
+    Returns
+    -------
+    Tensor
+        This Tensor, changed in place.
+    """
     return self._inplace(lambda s, o: _e.clip(s, None, o), max, "clamp_max_")
 
 
@@ -256,6 +489,18 @@ def copy_(self, src: Array, non_blocking: builtins.bool = False) -> Array:
     ``src`` is broadcast to this Tensor's shape, cast to its dtype and moved to its
     backend, as PyTorch does. Differentiable: the gradient flows to ``src`` (summed
     over broadcast dimensions), the overwritten values get none.
+
+    Parameters
+    ----------
+    src : Tensor
+        The values to copy (broadcast to this Tensor's shape, cast, moved to its backend).
+    non_blocking : bool, default False
+        Accepted for PyTorch compatibility and ignored.
+
+    Returns
+    -------
+    Tensor
+        This Tensor, changed in place.
 
     Raises
     ------
@@ -319,6 +564,18 @@ def masked_fill(self, mask: Array, value: Array | Scalar) -> Array:
     ``Tensor.masked_fill``); ``mask`` broadcasts, ``value`` is a number or a 0-d Tensor
     (differentiable) cast to this Tensor's dtype.
 
+    Parameters
+    ----------
+    mask : Tensor
+        A bool Tensor, broadcast to this Tensor's shape.
+    value : Tensor or Scalar
+        The fill value (a scalar or a 0-d Tensor).
+
+    Returns
+    -------
+    Tensor
+        A copy with ``value`` where ``mask`` is True.
+
     Raises
     ------
     RuntimeError
@@ -328,7 +585,20 @@ def masked_fill(self, mask: Array, value: Array | Scalar) -> Array:
 
 
 def masked_fill_(self, mask: Array, value: Array | Scalar) -> Array:
-    """:meth:`masked_fill` in place (PyTorch ``Tensor.masked_fill_``)."""
+    """:meth:`masked_fill` in place (PyTorch ``Tensor.masked_fill_``).
+
+    Parameters
+    ----------
+    mask : Tensor
+        A bool Tensor, broadcast to this Tensor's shape.
+    value : Tensor or Scalar
+        The fill value (a scalar or a 0-d Tensor).
+
+    Returns
+    -------
+    Tensor
+        This Tensor, changed in place.
+    """
     return self._inplace(lambda s, v: _masked_fill(s, mask, v, "masked_fill_"), value,
                          "masked_fill_")
 
@@ -339,6 +609,18 @@ def fill_diagonal_(self, fill_value: Scalar, wrap: builtins.bool = False) -> Arr
     For a 2-D Tensor the elements ``[i, i]``; with ``wrap=True`` a tall matrix's diagonal
     restarts after ``N`` columns (one row skipped), as NumPy's ``fill_diagonal``. An
     n-D Tensor must have all dimensions equal (elements ``[i, i, ..., i]``).
+
+    Parameters
+    ----------
+    fill_value : Scalar
+        The value written on the diagonal.
+    wrap : bool, default False
+        For a tall matrix, restart the diagonal every ``ncols + 1`` rows (PyTorch's ``wrap``).
+
+    Returns
+    -------
+    Tensor
+        This Tensor, changed in place.
 
     Raises
     ------
@@ -430,54 +712,160 @@ def _unary_inplace(name, fn):
         return _inplace(self, lambda s, _o: fn(s), None, name)
 
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = (f"In-place ``{name[:-1]}`` (PyTorch ``Tensor.{name}``); a leaf that "
-                      f"requires grad raises outside ``no_grad``.")
+    method.__doc__ = (f"In-place ``{name[:-1]}`` (PyTorch ``Tensor.{name}``).\n\n"
+                      f"Returns\n-------\nTensor\n    This Tensor, changed in place.\n\n"
+                      f"Raises\n------\nRuntimeError\n    On a leaf that requires grad outside "
+                      f"``no_grad``, or if the result's dtype is not this Tensor's (``exp_`` of "
+                      f"an int Tensor), as PyTorch.")
     return method
 
 
 # --- out-of-place PyTorch methods ----------------------------------------------------------------
 
 def sigmoid(self) -> Array:
-    """``1 / (1 + exp(-x))`` (PyTorch ``Tensor.sigmoid``)."""
+    """``1 / (1 + exp(-x))`` (PyTorch ``Tensor.sigmoid``).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype.
+    """
     return _sigmoid(self)
 
 
 def relu(self) -> Array:
-    """``max(x, 0)`` (PyTorch ``Tensor.relu``)."""
+    """``max(x, 0)`` (PyTorch ``Tensor.relu``).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype.
+    """
     return _relu(self)
 
 
 def softmax(self, dim: int | None, dtype: DType | None = None) -> Array:
-    """Softmax over ``dim`` (PyTorch ``Tensor.softmax``)."""
+    """Softmax over ``dim`` (PyTorch ``Tensor.softmax``).
+
+    Parameters
+    ----------
+    dim : int or None
+        The dimension to normalize over; None picks PyTorch's legacy default.
+    dtype : DType, optional
+        Cast the input to this dtype first; None keeps it.
+
+    Returns
+    -------
+    Tensor
+        Same shape; sums to 1 along ``dim``.
+    """
     return _softmax(self, dim, dtype)
 
 
 def log_softmax(self, dim: int | None, dtype: DType | None = None) -> Array:
-    """Log-softmax over ``dim`` (PyTorch ``Tensor.log_softmax``)."""
+    """Log-softmax over ``dim`` (PyTorch ``Tensor.log_softmax``).
+
+    Parameters
+    ----------
+    dim : int or None
+        The dimension to normalize over; None picks PyTorch's legacy default.
+    dtype : DType, optional
+        Cast the input to this dtype first; None keeps it.
+
+    Returns
+    -------
+    Tensor
+        Same shape.
+    """
     return _log_softmax(self, dim, dtype)
 
 
 def isclose(self, other: Array, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: builtins.bool = False) -> Array:
-    """Element-wise closeness (see :func:`arrayflow.isclose`, PyTorch's semantics)."""
+    """Element-wise closeness (see :func:`arrayflow.isclose`, PyTorch's semantics).
+
+    Parameters
+    ----------
+    other : Tensor
+        The Tensor to compare with.
+    rtol : float, default 1e-05
+        Relative tolerance.
+    atol : float, default 1e-08
+        Absolute tolerance.
+    equal_nan : bool, default False
+        Whether NaNs compare equal.
+
+    Returns
+    -------
+    Tensor
+        bool, the broadcast shape.
+    """
     return _cmp.isclose(self, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
 def allclose(self, other: Array, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: builtins.bool = False) -> builtins.bool:
-    """Whether all elements are close: a Python bool (see :func:`arrayflow.allclose`)."""
+    """Whether all elements are close: a Python bool (see :func:`arrayflow.allclose`).
+
+    Parameters
+    ----------
+    other : Tensor
+        The Tensor to compare with.
+    rtol : float, default 1e-05
+        Relative tolerance.
+    atol : float, default 1e-08
+        Absolute tolerance.
+    equal_nan : bool, default False
+        Whether NaNs compare equal.
+
+    Returns
+    -------
+    bool
+        Whether every element is close (computes lazy arrays).
+    """
     return _cmp.allclose(self, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
 def norm(self, p: float | str | None = "fro", dim: Axis = None, keepdim: builtins.bool = False,
          dtype: DType | None = None) -> Array:
-    """The norm (PyTorch ``Tensor.norm``; see :func:`arrayflow.norm`)."""
+    """The norm (PyTorch ``Tensor.norm``; see :func:`arrayflow.norm`).
+
+    Parameters
+    ----------
+    p : float or str or None, default 'fro'
+        The order of the norm (``'fro'``, ``'nuc'``, a number, ``inf``); see
+        :func:`arrayflow.norm`.
+    dim : int or tuple of int, default None
+        The dimension(s) to reduce; None (``()`` for amax/amin) reduces all.
+    keepdim : bool, default False
+        Keep the reduced dimensions with size 1.
+    dtype : DType, optional
+        Compute in this dtype; None keeps the input's.
+
+    Returns
+    -------
+    Tensor
+        The norm(s), real floating.
+    """
     return _norm(self, p, dim, keepdim, dtype)
 
 
 def movedim(self, source: int | tuple[int, ...], destination: int | tuple[int, ...]) -> Array:
     """Move dimensions ``source`` to ``destination`` (PyTorch ``Tensor.movedim``; the
-    standard's ``moveaxis``)."""
+    standard's ``moveaxis``).
+
+    Parameters
+    ----------
+    source : int or tuple[int, ...]
+        The dimension(s) to move.
+    destination : int or tuple[int, ...]
+        Their new position(s).
+
+    Returns
+    -------
+    Tensor
+        A view with the dimensions moved.
+    """
     return _m.moveaxis(self, source, destination)
 
 
@@ -491,42 +879,110 @@ def _sizes(args):
 
 
 def view_as(self, other: Array) -> Array:
-    """This Tensor reshaped to ``other``'s shape (PyTorch ``Tensor.view_as``)."""
+    """This Tensor reshaped to ``other``'s shape (PyTorch ``Tensor.view_as``).
+
+    Parameters
+    ----------
+    other : Tensor
+        The Tensor whose shape or dtype to take.
+
+    Returns
+    -------
+    Tensor
+        This Tensor reshaped to ``other.shape``.
+    """
     return _m.reshape(self, tuple(other.shape))
 
 
 def type_as(self, other: Array) -> Array:
-    """This Tensor cast to ``other``'s dtype (PyTorch ``Tensor.type_as``); itself when equal."""
+    """This Tensor cast to ``other``'s dtype (PyTorch ``Tensor.type_as``); itself when equal.
+
+    Parameters
+    ----------
+    other : Tensor
+        The Tensor whose shape or dtype to take.
+
+    Returns
+    -------
+    Tensor
+        This Tensor in ``other``'s dtype (``self`` when equal).
+    """
     return self if self.dtype is other.dtype else _dt.astype(self, other.dtype)
 
 
 def contiguous(self, memory_format: object = None) -> Array:
-    """This Tensor (arrays have no strides to fix; PyTorch ``Tensor.contiguous``)."""
+    """This Tensor (arrays have no strides to fix; PyTorch ``Tensor.contiguous``).
+
+    Parameters
+    ----------
+    memory_format : object, default None
+        Accepted for PyTorch compatibility and ignored (arrays have no strides).
+
+    Returns
+    -------
+    Tensor
+        ``self``.
+    """
     return self
 
 
 def is_contiguous(self, memory_format: object = None) -> builtins.bool:
-    """True (PyTorch ``Tensor.is_contiguous``; arrayflow's arrays are never strided views)."""
+    """True (PyTorch ``Tensor.is_contiguous``; arrayflow's arrays are never strided views).
+
+    Parameters
+    ----------
+    memory_format : object, default None
+        Accepted for PyTorch compatibility and ignored (arrays have no strides).
+
+    Returns
+    -------
+    bool
+        True.
+    """
     return True
 
 
 def is_floating_point(self) -> builtins.bool:
-    """Whether the dtype is real floating (PyTorch ``Tensor.is_floating_point``)."""
+    """Whether the dtype is real floating (PyTorch ``Tensor.is_floating_point``).
+
+    Returns
+    -------
+    bool
+        Whether the dtype is real floating.
+    """
     return self.dtype.kind == "real floating"
 
 
 def is_complex(self) -> builtins.bool:
-    """Whether the dtype is complex (PyTorch ``Tensor.is_complex``)."""
+    """Whether the dtype is complex (PyTorch ``Tensor.is_complex``).
+
+    Returns
+    -------
+    bool
+        Whether the dtype is complex.
+    """
     return self.dtype.kind == "complex floating"
 
 
 def nelement(self) -> int:
-    """The number of elements (PyTorch ``Tensor.nelement``, ``numel``)."""
+    """The number of elements (PyTorch ``Tensor.nelement``, ``numel``).
+
+    Returns
+    -------
+    int
+        The number of elements.
+    """
     return self.numel()
 
 
 def element_size(self) -> int:
-    """Bytes per element (PyTorch ``Tensor.element_size``)."""
+    """Bytes per element (PyTorch ``Tensor.element_size``).
+
+    Returns
+    -------
+    int
+        The number of bytes of one element.
+    """
     return self.dtype.itemsize
 
 
@@ -534,13 +990,25 @@ def _caster(dtype_name):
     def method(self) -> Array:
         return self.to(_dtypes.by_name(dtype_name))
 
-    method.__doc__ = f"This Tensor cast to ``{dtype_name}`` (PyTorch's dtype method)."
+    method.__doc__ = (f"This Tensor cast to ``{dtype_name}`` (PyTorch's dtype method).\n\n"
+                      f"Returns\n-------\nTensor\n    ``{dtype_name}``, same shape (``self`` "
+                      f"when already ``{dtype_name}``).")
     return method
 
 
 def repeat(self, *sizes: int | Sequence[int]) -> Array:
     """Tile this Tensor ``sizes`` times per dimension (PyTorch ``Tensor.repeat``, which is the
     standard's ``tile``; the standard's ``repeat`` is PyTorch's ``repeat_interleave``).
+
+    Parameters
+    ----------
+    *sizes : int or sequence of int
+        Repetitions per dimension, as separate ints or one sequence (at least ``ndim`` of them).
+
+    Returns
+    -------
+    Tensor
+        The tiled Tensor.
 
     Raises
     ------
@@ -563,6 +1031,18 @@ def _dim(fname, dim, ndim):
 def index_select(self, dim: int, index: Array) -> Array:
     """Elements at 1-D integer ``index`` along ``dim`` (PyTorch ``Tensor.index_select``).
 
+    Parameters
+    ----------
+    dim : int
+        The dimension.
+    index : Tensor
+        An integer Tensor of indices.
+
+    Returns
+    -------
+    Tensor
+        The selected elements; size ``len(index)`` along ``dim``.
+
     Raises
     ------
     IndexError
@@ -574,6 +1054,18 @@ def index_select(self, dim: int, index: Array) -> Array:
 def gather(self, dim: int, index: Array) -> Array:
     """``out[i][j] = self[i][index[i][j]]`` along ``dim`` (PyTorch ``Tensor.gather``;
     ``index`` may be smaller than ``self`` in the other dimensions, as PyTorch allows).
+
+    Parameters
+    ----------
+    dim : int
+        The dimension.
+    index : Tensor
+        An integer Tensor of indices.
+
+    Returns
+    -------
+    Tensor
+        Shape of ``index``: ``out[i][j] = self[index[i][j]][j]`` for ``dim=0``, etc.
     """
     dim = _dim("gather", dim, self.ndim)
     if index.ndim != self.ndim:
@@ -587,7 +1079,22 @@ def gather(self, dim: int, index: Array) -> Array:
 
 
 def narrow(self, dim: int, start: int | Array, length: int) -> Array:
-    """``length`` elements from ``start`` along ``dim`` (PyTorch ``Tensor.narrow``)."""
+    """``length`` elements from ``start`` along ``dim`` (PyTorch ``Tensor.narrow``).
+
+    Parameters
+    ----------
+    dim : int
+        The dimension.
+    start : int or Tensor
+        The first index of the slice (an int or a 0-d int Tensor).
+    length : int
+        The length of the slice.
+
+    Returns
+    -------
+    Tensor
+        A view of ``length`` elements from ``start`` along ``dim``.
+    """
     dim = _dim("narrow", dim, self.ndim)
     n = self.shape[dim]
     if start < 0:
@@ -600,7 +1107,21 @@ def narrow(self, dim: int, start: int | Array, length: int) -> Array:
 
 def split(self, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Array, ...]:
     """Pieces along ``dim``: of ``split_size`` each (the last smaller) or of the listed
-    sizes (PyTorch ``Tensor.split``). Returns a tuple."""
+    sizes (PyTorch ``Tensor.split``). Returns a tuple.
+
+    Parameters
+    ----------
+    split_size_or_sections : int or sequence of int
+        The size of each piece (the last may be smaller), or a list of sizes summing to the size
+        of ``dim``.
+    dim : int, default 0
+        The dimension.
+
+    Returns
+    -------
+    tuple of Tensor
+        The pieces, views along ``dim``.
+    """
     dim = _dim("split", dim, self.ndim)
     n = self.shape[dim]
     if isinstance(split_size_or_sections, int):
@@ -623,7 +1144,20 @@ def split(self, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tu
 
 def chunk(self, chunks: int, dim: int = 0) -> tuple[Array, ...]:
     """At most ``chunks`` pieces of ``ceil(n / chunks)`` along ``dim`` (PyTorch
-    ``Tensor.chunk``)."""
+    ``Tensor.chunk``).
+
+    Parameters
+    ----------
+    chunks : int
+        The number of pieces (fewer when the size does not divide, as PyTorch).
+    dim : int, default 0
+        The dimension.
+
+    Returns
+    -------
+    tuple of Tensor
+        The pieces, views along ``dim``.
+    """
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0")
     n = self.shape[_dim("chunk", dim, self.ndim)]
@@ -632,7 +1166,18 @@ def chunk(self, chunks: int, dim: int = 0) -> tuple[Array, ...]:
 
 def masked_select(self, mask: Array) -> Array:
     """The elements where ``mask`` (broadcast) is True, as a 1-D Tensor (PyTorch
-    ``Tensor.masked_select``; a data-dependent shape on lazy backends)."""
+    ``Tensor.masked_select``; a data-dependent shape on lazy backends).
+
+    Parameters
+    ----------
+    mask : Tensor
+        A bool Tensor, broadcast to this Tensor's shape.
+
+    Returns
+    -------
+    Tensor
+        1-D, the elements where ``mask`` is True (a data-dependent shape).
+    """
     if mask.dtype is not _dtypes.bool:
         raise RuntimeError(f"masked_select: expected BoolTensor for mask, got {mask.dtype}")
     x, m = self, mask
@@ -655,7 +1200,24 @@ def topk(self, k: int, dim: int = -1, largest: builtins.bool = True,
          sorted: builtins.bool = True) -> _TopK:
     """The ``k`` largest (or smallest) elements along ``dim`` and their indices, as
     PyTorch's ``Tensor.topk`` (a named tuple ``(values, indices)``; gradients flow to the
-    selected elements)."""
+    selected elements).
+
+    Parameters
+    ----------
+    k : int
+        The number of elements to return.
+    dim : int, default -1
+        The dimension.
+    largest : bool, default True
+        Return the largest (True) or the smallest elements.
+    sorted : bool, default True
+        Return them in sorted order.
+
+    Returns
+    -------
+    topk
+        A named tuple ``(values, indices)``.
+    """
     dim = _dim("topk", dim, self.ndim)
     if not 0 <= k <= (self.shape[dim] if self.ndim else 1):
         raise RuntimeError("selected index k out of range")
@@ -665,7 +1227,20 @@ def topk(self, k: int, dim: int = -1, largest: builtins.bool = True,
 
 
 def logsumexp(self, dim: int | tuple[int, ...], keepdim: builtins.bool = False) -> Array:
-    """``log(sum(exp(x)))`` over ``dim``, computed stably (PyTorch ``Tensor.logsumexp``)."""
+    """``log(sum(exp(x)))`` over ``dim``, computed stably (PyTorch ``Tensor.logsumexp``).
+
+    Parameters
+    ----------
+    dim : int or tuple[int, ...]
+        The dimension(s) to reduce; None (``()`` for amax/amin) reduces all.
+    keepdim : bool, default False
+        Keep the reduced dimensions with size 1.
+
+    Returns
+    -------
+    Tensor
+        ``log(sum(exp(self)))`` along ``dim``, computed stably.
+    """
     axis = tuple(dim) if isinstance(dim, (tuple, list)) else dim
     with no_grad():
         m = _r.max(self, axis=axis, keepdims=True)
@@ -677,12 +1252,29 @@ def logsumexp(self, dim: int | tuple[int, ...], keepdim: builtins.bool = False) 
 
 
 def rsqrt(self) -> Array:
-    """``1 / sqrt(x)`` (PyTorch ``Tensor.rsqrt``)."""
+    """``1 / sqrt(x)`` (PyTorch ``Tensor.rsqrt``).
+
+    Returns
+    -------
+    Tensor
+        ``1 / sqrt(self)``.
+    """
     return _e.reciprocal(_e.sqrt(self))
 
 
 def dot(self, other: Array) -> Array:
-    """Inner product of two 1-D Tensors (PyTorch ``Tensor.dot``)."""
+    """Inner product of two 1-D Tensors (PyTorch ``Tensor.dot``).
+
+    Parameters
+    ----------
+    other : Tensor
+        The other operand (a Tensor, broadcast, or a Python scalar).
+
+    Returns
+    -------
+    Tensor
+        0-d, the inner product of two 1-D Tensors.
+    """
     if self.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {self.ndim}D and {other.ndim}D "
                            f"tensors")
@@ -690,7 +1282,18 @@ def dot(self, other: Array) -> Array:
 
 
 def mv(self, vec: Array) -> Array:
-    """Matrix-vector product (PyTorch ``Tensor.mv``)."""
+    """Matrix-vector product (PyTorch ``Tensor.mv``).
+
+    Parameters
+    ----------
+    vec : Tensor
+        A 1-D Tensor of length ``self.shape[1]``.
+
+    Returns
+    -------
+    Tensor
+        1-D, the matrix-vector product.
+    """
     if self.ndim != 2 or vec.ndim != 1:
         raise RuntimeError("vector + matrix @ vector expected, got "
                            f"{self.ndim}D and {vec.ndim}D")
@@ -698,14 +1301,36 @@ def mv(self, vec: Array) -> Array:
 
 
 def bmm(self, mat2: Array) -> Array:
-    """Batched matrix product of 3-D Tensors (PyTorch ``Tensor.bmm``)."""
+    """Batched matrix product of 3-D Tensors (PyTorch ``Tensor.bmm``).
+
+    Parameters
+    ----------
+    mat2 : Tensor
+        A batch of matrices (b, m, p) for ``self`` of shape (b, n, m).
+
+    Returns
+    -------
+    Tensor
+        Shape (b, n, p), the batched matrix product.
+    """
     if self.ndim != 3 or mat2.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor, got {self.ndim}D and {mat2.ndim}D")
     return _la.matmul(self, mat2)
 
 
 def outer(self, vec2: Array) -> Array:
-    """Outer product of two 1-D Tensors (PyTorch ``Tensor.outer``)."""
+    """Outer product of two 1-D Tensors (PyTorch ``Tensor.outer``).
+
+    Parameters
+    ----------
+    vec2 : Tensor
+        The second 1-D Tensor.
+
+    Returns
+    -------
+    Tensor
+        Shape (n, m), the outer product.
+    """
     return _la.outer(self, vec2)
 
 
@@ -777,27 +1402,89 @@ def max(self, dim: int | Array | None = None, keepdim: builtins.bool | None = No
     """PyTorch's ``Tensor.max``: ``t.max()`` the largest value; ``t.max(dim, keepdim)`` a
     named tuple ``(values, indices)`` (the gradient goes to the selected elements);
     ``t.max(other)`` the element-wise maximum. (The namespace function
-    :func:`arrayflow.max` keeps the standard's values-only reduction.)"""
+    :func:`arrayflow.max` keeps the standard's values-only reduction.)
+
+    Parameters
+    ----------
+    dim : int or Tensor, optional
+        The dimension to reduce, or a Tensor for the element-wise form; None reduces all.
+    keepdim : bool, optional
+        Keep the reduced dimension with size 1.
+    axis : int or tuple of int, default None
+        The array API's name for ``dim``.
+    keepdims : bool, optional
+        The array API's name for ``keepdim``.
+
+    Returns
+    -------
+    Tensor or max
+        The largest value (no ``dim``), a named tuple ``(values, indices)`` (with ``dim``), or
+        the element-wise maximum (with a Tensor).
+    """
     return _extreme(self, "max", dim, keepdim, axis, keepdims, _s.argmax, _MaxT, _e.maximum,
                     _r.max)
 
 
 def min(self, dim: int | Array | None = None, keepdim: builtins.bool | None = None, *,
         axis: Axis = None, keepdims: builtins.bool | None = None) -> Array | _MinT:
-    """PyTorch's ``Tensor.min`` (see :meth:`max`)."""
+    """PyTorch's ``Tensor.min`` (see :meth:`max`).
+
+    Parameters
+    ----------
+    dim : int or Tensor, optional
+        The dimension to reduce, or a Tensor for the element-wise form; None reduces all.
+    keepdim : bool, optional
+        Keep the reduced dimension with size 1.
+    axis : int or tuple of int, default None
+        The array API's name for ``dim``.
+    keepdims : bool, optional
+        The array API's name for ``keepdim``.
+
+    Returns
+    -------
+    Tensor or min
+        The smallest value (no ``dim``), a named tuple ``(values, indices)`` (with ``dim``), or
+        the element-wise minimum (with a Tensor).
+    """
     return _extreme(self, "min", dim, keepdim, axis, keepdims, _s.argmin, _MinT, _e.minimum,
                     _r.min)
 
 
 def amax(self, dim: int | tuple[int, ...] = (), keepdim: builtins.bool = False) -> Array:
     """The maximum over ``dim`` (an int or a tuple; ``()`` all dimensions), values only
-    (PyTorch ``Tensor.amax``)."""
+    (PyTorch ``Tensor.amax``).
+
+    Parameters
+    ----------
+    dim : int or tuple[int, ...], default ()
+        The dimension(s) to reduce; None (``()`` for amax/amin) reduces all.
+    keepdim : bool, default False
+        Keep the reduced dimensions with size 1.
+
+    Returns
+    -------
+    Tensor
+        The maxima over ``dim`` (all dimensions for ``()``).
+    """
     return _r.max(self, axis=tuple(dim) if isinstance(dim, (tuple, list)) and dim else (
         None if dim == () else dim), keepdims=keepdim)
 
 
 def amin(self, dim: int | tuple[int, ...] = (), keepdim: builtins.bool = False) -> Array:
-    """The minimum over ``dim`` (PyTorch ``Tensor.amin``; see :meth:`amax`)."""
+    """The minimum over ``dim`` (PyTorch ``Tensor.amin``; see :meth:`amax`).
+
+    Parameters
+    ----------
+    dim : int or tuple[int, ...], default ()
+        The dimension(s) to reduce; None (``()`` for amax/amin) reduces all.
+    keepdim : bool, default False
+        Keep the reduced dimensions with size 1.
+
+    Returns
+    -------
+    Tensor
+        The minima over ``dim`` (all dimensions for ``()``).
+    """
     return _r.min(self, axis=tuple(dim) if isinstance(dim, (tuple, list)) and dim else (
         None if dim == () else dim), keepdims=keepdim)
 
@@ -805,7 +1492,22 @@ def amin(self, dim: int | tuple[int, ...] = (), keepdim: builtins.bool = False) 
 def sort(self, dim: int = -1, descending: builtins.bool = False, *,
          stable: builtins.bool = False) -> _SortT:
     """Sorted values and their indices along ``dim``, a named tuple ``(values, indices)``
-    (PyTorch ``Tensor.sort``; ties keep their order)."""
+    (PyTorch ``Tensor.sort``; ties keep their order).
+
+    Parameters
+    ----------
+    dim : int, default -1
+        The dimension.
+    descending : bool, default False
+        Sort in descending order.
+    stable : bool, default False
+        Keep the order of equal elements.
+
+    Returns
+    -------
+    sort
+        A named tuple ``(values, indices)``.
+    """
     if self.ndim == 0:
         return _SortT(self, _c.zeros_like(self, dtype=_dtypes.int64))
     dim = _dim("sort", dim, self.ndim)
@@ -815,13 +1517,41 @@ def sort(self, dim: int = -1, descending: builtins.bool = False, *,
 
 def argsort(self, dim: int = -1, descending: builtins.bool = False, *,
             stable: builtins.bool = False) -> Array:
-    """Indices that sort along ``dim`` (PyTorch ``Tensor.argsort``; ties keep their order)."""
+    """Indices that sort along ``dim`` (PyTorch ``Tensor.argsort``; ties keep their order).
+
+    Parameters
+    ----------
+    dim : int, default -1
+        The dimension.
+    descending : bool, default False
+        Sort in descending order.
+    stable : bool, default False
+        Keep the order of equal elements.
+
+    Returns
+    -------
+    Tensor
+        int64 indices that sort ``self`` along ``dim``.
+    """
     return _s.argsort(self, axis=_dim("argsort", dim, self.ndim), descending=descending,
                       stable=True)
 
 
 def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Array:
-    """Dimensions ``start_dim``..``end_dim`` merged into one (PyTorch ``Tensor.flatten``)."""
+    """Dimensions ``start_dim``..``end_dim`` merged into one (PyTorch ``Tensor.flatten``).
+
+    Parameters
+    ----------
+    start_dim : int, default 0
+        The first dimension to flatten.
+    end_dim : int, default -1
+        The last dimension to flatten.
+
+    Returns
+    -------
+    Tensor
+        Dimensions ``start_dim`` to ``end_dim`` merged into one.
+    """
     if self.ndim == 0:
         return _m.reshape(self, (1,))
     s, e = _dim("flatten", start_dim, self.ndim), _dim("flatten", end_dim, self.ndim)
@@ -833,38 +1563,121 @@ def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Array:
 
 def roll(self, shifts: int | tuple[int, ...], dims: int | tuple[int, ...] | None = None) -> Array:
     """Roll elements by ``shifts`` along ``dims`` (flattened when None; PyTorch
-    ``Tensor.roll``)."""
+    ``Tensor.roll``).
+
+    Parameters
+    ----------
+    shifts : int or tuple[int, ...]
+        The shift(s), one per dimension in ``dims``.
+    dims : int or tuple[int, ...], optional
+        The dimension(s); None rolls the flattened Tensor.
+
+    Returns
+    -------
+    Tensor
+        The rolled Tensor.
+    """
     return _m.roll(self, shifts, axis=dims)
 
 
 def flip(self, *dims: int | Sequence[int]) -> Array:
-    """Reverse the order along ``dims`` (PyTorch ``Tensor.flip(dims)``)."""
+    """Reverse the order along ``dims`` (PyTorch ``Tensor.flip(dims)``).
+
+    Parameters
+    ----------
+    *dims : int or sequence of int
+        The dimension(s) to reverse, as separate ints or one sequence.
+
+    Returns
+    -------
+    Tensor
+        The Tensor reversed along ``dims``.
+    """
     return _m.flip(self, axis=_dims_arg(dims))
 
 
 def tril(self, diagonal: int = 0) -> Array:
-    """Lower triangle (PyTorch ``Tensor.tril``)."""
+    """Lower triangle (PyTorch ``Tensor.tril``).
+
+    Parameters
+    ----------
+    diagonal : int, default 0
+        The diagonal: 0 the main one, positive above, negative below.
+
+    Returns
+    -------
+    Tensor
+        The lower triangle (the rest zero).
+    """
     return _c.tril(self, k=diagonal)
 
 
 def triu(self, diagonal: int = 0) -> Array:
-    """Upper triangle (PyTorch ``Tensor.triu``)."""
+    """Upper triangle (PyTorch ``Tensor.triu``).
+
+    Parameters
+    ----------
+    diagonal : int, default 0
+        The diagonal: 0 the main one, positive above, negative below.
+
+    Returns
+    -------
+    Tensor
+        The upper triangle (the rest zero).
+    """
     return _c.triu(self, k=diagonal)
 
 
 def add(self, other: Array | Scalar, *, alpha: Scalar = 1) -> Array:
-    """``self + alpha * other`` (PyTorch ``Tensor.add``)."""
+    """``self + alpha * other`` (PyTorch ``Tensor.add``).
+
+    Parameters
+    ----------
+    other : Tensor or Scalar
+        The other operand (a Tensor, broadcast, or a Python scalar).
+    alpha : Scalar, default 1
+        The multiplier of ``other``.
+
+    Returns
+    -------
+    Tensor
+        ``self + alpha * other``, with PyTorch's type promotion.
+    """
     return _e.add(self, other) if alpha == 1 else _e.add(self, other * alpha)
 
 
 def sub(self, other: Array | Scalar, *, alpha: Scalar = 1) -> Array:
-    """``self - alpha * other`` (PyTorch ``Tensor.sub``)."""
+    """``self - alpha * other`` (PyTorch ``Tensor.sub``).
+
+    Parameters
+    ----------
+    other : Tensor or Scalar
+        The other operand (a Tensor, broadcast, or a Python scalar).
+    alpha : Scalar, default 1
+        The multiplier of ``other``.
+
+    Returns
+    -------
+    Tensor
+        ``self - alpha * other``, with PyTorch's type promotion.
+    """
     return _e.subtract(self, other) if alpha == 1 else _e.subtract(self, other * alpha)
 
 
 def take(self, index: Array) -> Array:
     """Elements of the flattened Tensor at ``index``, in ``index``'s shape (PyTorch
-    ``Tensor.take``)."""
+    ``Tensor.take``).
+
+    Parameters
+    ----------
+    index : Tensor
+        An integer Tensor of indices.
+
+    Returns
+    -------
+    Tensor
+        Shape of ``index``: the elements of the flattened Tensor at ``index``.
+    """
     flat = _m.reshape(self, (-1,))
     out = _m.take(flat, _m.reshape(index, (-1,)), axis=0)
     return _m.reshape(out, tuple(index.shape))
@@ -873,7 +1686,18 @@ def take(self, index: Array) -> Array:
 def nonzero(self, *, as_tuple: builtins.bool = False) -> Array | tuple[Array, ...]:
     """Indices of the non-zero elements: an ``(n, ndim)`` int64 Tensor, or with
     ``as_tuple=True`` one 1-D Tensor per dimension (PyTorch ``Tensor.nonzero``; a
-    data-dependent shape on lazy backends)."""
+    data-dependent shape on lazy backends).
+
+    Parameters
+    ----------
+    as_tuple : bool, default False
+        Return one index Tensor per dimension instead of one (n, ndim) Tensor.
+
+    Returns
+    -------
+    Tensor or tuple of Tensor
+        int64 indices of the nonzero elements (a data-dependent shape).
+    """
     idx = _s.nonzero(self)
     if as_tuple:
         return idx
@@ -884,39 +1708,104 @@ def _compare(fn):
     def method(self, other: Array | Scalar) -> Array:
         return fn(self, other)
 
-    method.__doc__ = f"Element-wise ``{fn.__name__}`` (PyTorch's comparison method)."
+    method.__doc__ = (f"Element-wise ``{fn.__name__}`` (PyTorch's comparison method).\n\n"
+                      f"Parameters\n----------\nother : Tensor or scalar\n    The right "
+                      f"operand, broadcast against this Tensor.\n\nReturns\n-------\nTensor\n"
+                      f"    bool, the broadcast shape.")
     return method
 
 
 def cumsum(self, dim: int, *, dtype: DType | None = None) -> Array:
-    """Cumulative sum along ``dim`` (PyTorch ``Tensor.cumsum``)."""
+    """Cumulative sum along ``dim`` (PyTorch ``Tensor.cumsum``).
+
+    Parameters
+    ----------
+    dim : int
+        The dimension.
+    dtype : DType, optional
+        The dtype of the result and the accumulation; None follows the input.
+
+    Returns
+    -------
+    Tensor
+        Same shape, the cumulative sums along ``dim``.
+    """
     return _r.cumulative_sum(self, axis=dim, dtype=dtype)
 
 
 def cumprod(self, dim: int, *, dtype: DType | None = None) -> Array:
-    """Cumulative product along ``dim`` (PyTorch ``Tensor.cumprod``)."""
+    """Cumulative product along ``dim`` (PyTorch ``Tensor.cumprod``).
+
+    Parameters
+    ----------
+    dim : int
+        The dimension.
+    dtype : DType, optional
+        The dtype of the result and the accumulation; None follows the input.
+
+    Returns
+    -------
+    Tensor
+        Same shape, the cumulative products along ``dim``.
+    """
     return _r.cumulative_prod(self, axis=dim, dtype=dtype)
 
 
 def unbind(self, dim: int = 0) -> tuple[Array, ...]:
-    """The slices along ``dim`` as a tuple (PyTorch ``Tensor.unbind``)."""
+    """The slices along ``dim`` as a tuple (PyTorch ``Tensor.unbind``).
+
+    Parameters
+    ----------
+    dim : int, default 0
+        The dimension.
+
+    Returns
+    -------
+    tuple of Tensor
+        The slices along ``dim``, each without that dimension.
+    """
     return _m.unstack(self, axis=dim)
 
 
 def repeat_interleave(self, repeats: int | Array, dim: int | None = None) -> Array:
     """Repeat each element ``repeats`` times along ``dim`` (PyTorch
-    ``Tensor.repeat_interleave``; the standard's ``repeat``)."""
+    ``Tensor.repeat_interleave``; the standard's ``repeat``).
+
+    Parameters
+    ----------
+    repeats : int or Tensor
+        The number of repetitions of each element (an int or a 1-D int Tensor).
+    dim : int, optional
+        The dimension; None flattens first.
+
+    Returns
+    -------
+    Tensor
+        The repeated elements (flattened first when ``dim`` is None).
+    """
     return _m.repeat(self, repeats, axis=dim)
 
 
 def erf(self) -> Array:
-    """The error function (PyTorch ``Tensor.erf``)."""
+    """The error function (PyTorch ``Tensor.erf``).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype.
+    """
     return _erf(self)
 
 
 def bitwise_not(self) -> Array:
     """Bitwise NOT of an integer or boolean Tensor (PyTorch ``Tensor.bitwise_not``; the
-    standard's ``bitwise_invert``)."""
+    standard's ``bitwise_invert``).
+
+    Returns
+    -------
+    Tensor
+        Same shape and dtype.
+    """
     return _e.bitwise_invert(self)
 
 
@@ -957,6 +1846,28 @@ def std(self, dim: Axis | builtins.bool = None, unbiased: builtins.bool | None =
     array API standard's default ``correction=0`` (documented in
     ``docs/pytorch-differences.md``).
 
+    Parameters
+    ----------
+    dim : int or tuple of int or bool, default None
+        The dimension(s) to reduce; None reduces all (a bool here is PyTorch's ``unbiased``
+        overload).
+    unbiased : bool, optional
+        PyTorch's older flag: True means ``correction=1``, False ``correction=0``; not together
+        with ``correction``.
+    keepdim : bool, optional
+        Keep the reduced dimensions with size 1.
+    correction : int or float, optional
+        Degrees of freedom subtracted from the count (PyTorch's default for the method: 1).
+    axis : int or tuple of int, default None
+        The array API's name for ``dim``.
+    keepdims : bool, optional
+        The array API's name for ``keepdim``.
+
+    Returns
+    -------
+    Tensor
+        The standard deviations; the reduced dimensions removed unless kept.
+
     Raises
     ------
     TypeError
@@ -968,7 +1879,30 @@ def std(self, dim: Axis | builtins.bool = None, unbiased: builtins.bool | None =
 def var(self, dim: Axis | builtins.bool = None, unbiased: builtins.bool | None = None,
         keepdim: builtins.bool | None = None, *, correction: int | float | None = None,
         axis: Axis = None, keepdims: builtins.bool | None = None) -> Array:
-    """Variance over ``dim``, with PyTorch's METHOD defaults (see :meth:`std`)."""
+    """Variance over ``dim``, with PyTorch's METHOD defaults (see :meth:`std`).
+
+    Parameters
+    ----------
+    dim : int or tuple of int or bool, default None
+        The dimension(s) to reduce; None reduces all (a bool here is PyTorch's ``unbiased``
+        overload).
+    unbiased : bool, optional
+        PyTorch's older flag: True means ``correction=1``, False ``correction=0``; not together
+        with ``correction``.
+    keepdim : bool, optional
+        Keep the reduced dimensions with size 1.
+    correction : int or float, optional
+        Degrees of freedom subtracted from the count (PyTorch's default for the method: 1).
+    axis : int or tuple of int, default None
+        The array API's name for ``dim``.
+    keepdims : bool, optional
+        The array API's name for ``keepdim``.
+
+    Returns
+    -------
+    Tensor
+        The variances; the reduced dimensions removed unless kept.
+    """
     return _std_var(self, "var", dim, unbiased, keepdim, correction, axis, keepdims)
 
 

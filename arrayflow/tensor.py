@@ -481,7 +481,7 @@ class Tensor:
             Keep the graph for another backward; None means ``create_graph``.
         create_graph : bool, default False
             Record the backward computation, for higher-order gradients.
-        inputs : Tensor or Sequence[Tensor], optional
+        inputs : Tensor or sequence of Tensor, optional
             Accumulate into these leaves only; None for every leaf of the graph.
         """
         autograd.backward(self, None if gradient is None else (gradient,),
@@ -1186,7 +1186,7 @@ class Tensor:
 
         Parameters
         ----------
-        *size : int or Sequence[int]
+        *size : int or sequence of int
             The shape, as separate ints or one sequence.
         **kwargs : Any
             ``dtype=``, ``device=`` and ``requires_grad=`` as the creation function accepts; the
@@ -1204,7 +1204,7 @@ class Tensor:
 
         Parameters
         ----------
-        *size : int or Sequence[int]
+        *size : int or sequence of int
             The shape, as separate ints or one sequence.
         **kwargs : Any
             ``dtype=``, ``device=`` and ``requires_grad=`` as the creation function accepts; the
@@ -1222,7 +1222,7 @@ class Tensor:
 
         Parameters
         ----------
-        *size : int or Sequence[int]
+        *size : int or sequence of int
             The shape, as separate ints or one sequence.
         **kwargs : Any
             ``dtype=``, ``device=`` and ``requires_grad=`` as the creation function accepts; the
@@ -1241,7 +1241,7 @@ class Tensor:
 
         Parameters
         ----------
-        size : Sequence[int]
+        size : sequence of int
             The shape, as separate ints or one sequence.
         fill_value : Scalar
             The value of every element.
@@ -1434,7 +1434,7 @@ class Tensor:
 
         Parameters
         ----------
-        dim : int or Sequence[int] or object, default <object object at 0x7f2e656c4990>
+        dim : int or sequence of int or object, default <object object at 0x7f2e656c4990>
             Dimension(s) to remove where their size is 1 (an int or a sequence); omitted: every
             size-1 dimension.
 
@@ -1488,7 +1488,7 @@ class Tensor:
 
         Parameters
         ----------
-        *sizes : int or Sequence[int]
+        *sizes : int or sequence of int
             The target shape, as separate ints or one sequence; -1 keeps the size of that
             dimension.
 
@@ -1508,7 +1508,7 @@ class Tensor:
 
         Parameters
         ----------
-        *shape : int or Sequence[int]
+        *shape : int or sequence of int
             The new shape, as separate ints (PyTorch) or one tuple (array API); one size may be
             -1.
         copy : bool, optional
@@ -1529,7 +1529,7 @@ class Tensor:
 
         Parameters
         ----------
-        *dims : int or Sequence[int]
+        *dims : int or sequence of int
             The permutation of the dimensions, as separate ints or one sequence.
 
         Returns
@@ -1565,7 +1565,7 @@ class Tensor:
 
         Parameters
         ----------
-        dim : Axis, default None
+        dim : int or tuple of int, default None
             Dimension(s) to reduce (PyTorch's name); None reduces all. Not together with
             ``axis``.
         keepdim : bool, optional
@@ -1574,7 +1574,7 @@ class Tensor:
         dtype : DType, optional
             The dtype of the result (and of the accumulation); None follows the array API's
             default for the input dtype.
-        axis : Axis, default None
+        axis : int or tuple of int, default None
             The array API's name for ``dim``.
         keepdims : bool, optional
             The array API's name for ``keepdim``.
@@ -1593,13 +1593,13 @@ class Tensor:
 
         Parameters
         ----------
-        dim : Axis, default None
+        dim : int or tuple of int, default None
             Dimension(s) to reduce (PyTorch's name); None reduces all. Not together with
             ``axis``.
         keepdim : bool, optional
             Keep the reduced dimensions with size 1 (PyTorch's name; default False). Not
             together with ``keepdims``.
-        axis : Axis, default None
+        axis : int or tuple of int, default None
             The array API's name for ``dim``.
         keepdims : bool, optional
             The array API's name for ``keepdim``.
@@ -1619,7 +1619,7 @@ class Tensor:
 
         Parameters
         ----------
-        dim : Axis, default None
+        dim : int or tuple of int, default None
             Dimension(s) to reduce (PyTorch's name); None reduces all. Not together with
             ``axis``.
         keepdim : bool, optional
@@ -1628,7 +1628,7 @@ class Tensor:
         dtype : DType, optional
             The dtype of the result (and of the accumulation); None follows the array API's
             default for the input dtype.
-        axis : Axis, default None
+        axis : int or tuple of int, default None
             The array API's name for ``dim``.
         keepdims : bool, optional
             The array API's name for ``keepdim``.
@@ -1647,13 +1647,13 @@ class Tensor:
 
         Parameters
         ----------
-        dim : Axis, default None
+        dim : int or tuple of int, default None
             Dimension(s) to reduce (PyTorch's name); None reduces all. Not together with
             ``axis``.
         keepdim : bool, optional
             Keep the reduced dimensions with size 1 (PyTorch's name; default False). Not
             together with ``keepdims``.
-        axis : Axis, default None
+        axis : int or tuple of int, default None
             The array API's name for ``dim``.
         keepdims : bool, optional
             The array API's name for ``keepdim``.
@@ -1672,13 +1672,13 @@ class Tensor:
 
         Parameters
         ----------
-        dim : Axis, default None
+        dim : int or tuple of int, default None
             Dimension(s) to reduce (PyTorch's name); None reduces all. Not together with
             ``axis``.
         keepdim : bool, optional
             Keep the reduced dimensions with size 1 (PyTorch's name; default False). Not
             together with ``keepdims``.
-        axis : Axis, default None
+        axis : int or tuple of int, default None
             The array API's name for ``dim``.
         keepdims : bool, optional
             The array API's name for ``keepdim``.
@@ -1697,13 +1697,13 @@ class Tensor:
 
         Parameters
         ----------
-        dim : Axis, default None
+        dim : int or tuple of int, default None
             Dimension(s) to reduce (PyTorch's name); None reduces all. Not together with
             ``axis``.
         keepdim : bool, optional
             Keep the reduced dimensions with size 1 (PyTorch's name; default False). Not
             together with ``keepdims``.
-        axis : Axis, default None
+        axis : int or tuple of int, default None
             The array API's name for ``dim``.
         keepdims : bool, optional
             The array API's name for ``keepdim``.
@@ -1721,13 +1721,13 @@ class Tensor:
 
         Parameters
         ----------
-        dim : Axis, default None
+        dim : int or tuple of int, default None
             Dimension(s) to reduce (PyTorch's name); None reduces all. Not together with
             ``axis``.
         keepdim : bool, optional
             Keep the reduced dimensions with size 1 (PyTorch's name; default False). Not
             together with ``keepdims``.
-        axis : Axis, default None
+        axis : int or tuple of int, default None
             The array API's name for ``dim``.
         keepdims : bool, optional
             The array API's name for ``keepdim``.

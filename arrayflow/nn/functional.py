@@ -467,7 +467,7 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Ten
     ----------
     input : Tensor
         The input Tensor (any shape unless stated above; floating dtype).
-    normalized_shape : int or Sequence[int]
+    normalized_shape : int or sequence of int
         The trailing shape to normalize over.
     weight : Tensor, optional
         The weight (shape as stated above).
