@@ -79,6 +79,25 @@ def _prod_of_others(xp, x, axes):
     return xp.permute_dims(others, tuple(inv))
 
 
+_FLOATING: dict = {}
+
+
+def _require_floating(xp, x, fname):
+    """PyTorch's rule for ``mean``/``std``/``var``: a floating or complex ``x`` only (the
+    standard leaves other dtypes unspecified; backends differ: NumPy returns float64,
+    array_api_strict raises ``TypeError``)."""
+    d = x.dtype
+    key = (type(d), d)  # the type first: no cross-library dtype comparison
+    ok = _FLOATING.get(key)
+    if ok is None:
+        ok = _FLOATING[key] = bool(xp.isdtype(d, ("real floating", "complex floating")))
+    if not ok:
+        raise RuntimeError(f"arrayflow.{fname}: argument 'x' must have a floating point or "
+                           f"complex dtype (as PyTorch's {fname}), got "
+                           f"{str(d).rsplit('.', 1)[-1]}; cast it first, e.g. "
+                           f"arrayflow.astype(x, arrayflow.float32)")
+
+
 def _cumulative_0d(xp, fn, x, dtype, include_initial):
     """``cumsum``/``cumprod`` of a 0-d ``x`` as PyTorch: 0-d (``include_initial``: shape (2,))."""
     y = fn(xp.reshape(x, (1,)), axis=0, dtype=dtype, include_initial=include_initial)
@@ -176,8 +195,7 @@ def mean(xp, x: Array, /, *, axis: Axis = None, keepdims: bool = False):
     Parameters
     ----------
     x : Tensor
-        Input, floating dtype (the standard's requirement; an integer input is
-        left to the backend).
+        Input, floating dtype (real or complex).
     axis : int, tuple of int or None
         Axes to reduce; None (default) reduces all.
     keepdims : bool
@@ -188,10 +206,16 @@ def mean(xp, x: Array, /, *, axis: Axis = None, keepdims: bool = False):
     Tensor
         ``x``'s shape without (or with size-1) reduced axes, ``x``'s dtype.
 
+    Raises
+    ------
+    RuntimeError
+        If ``x`` is not of a floating (real or complex) dtype, as PyTorch.
+
     Notes
     -----
     Source: array API standard 2025.12, "Statistical Functions", ``mean``.
     """
+    _require_floating(xp, x, "mean")
     return xp.mean(x, axis=axis, keepdims=keepdims), (x.shape, axis, keepdims)
 
 
@@ -212,7 +236,7 @@ def std(xp, x: Array, /, *, axis: Axis = None, correction: int | float = 0.0,
     Parameters
     ----------
     x : Tensor
-        Input, real floating dtype.
+        Input, real floating dtype (complex too, as PyTorch, where the backend has it).
     axis : int, tuple of int or None
         Axes to reduce; None (default) reduces all.
     correction : int or float
@@ -226,11 +250,17 @@ def std(xp, x: Array, /, *, axis: Axis = None, correction: int | float = 0.0,
     Tensor
         ``x``'s shape without (or with size-1) reduced axes, ``x``'s dtype.
 
+    Raises
+    ------
+    RuntimeError
+        If ``x`` is not of a floating (real or complex) dtype, as PyTorch.
+
     Notes
     -----
     Source: array API standard 2025.12, "Statistical Functions", ``std``. The
     gradient is PyTorch's ``std_backward`` (0 where the deviation is 0).
     """
+    _require_floating(xp, x, "std")
     y = xp.std(x, axis=axis, correction=correction, keepdims=keepdims)
     return y, (x, y, axis, correction, keepdims)
 
@@ -253,7 +283,7 @@ def var(xp, x: Array, /, *, axis: Axis = None, correction: int | float = 0.0,
     Parameters
     ----------
     x : Tensor
-        Input, real floating dtype.
+        Input, real floating dtype (complex too, as PyTorch, where the backend has it).
     axis : int, tuple of int or None
         Axes to reduce; None (default) reduces all.
     correction : int or float
@@ -266,11 +296,17 @@ def var(xp, x: Array, /, *, axis: Axis = None, correction: int | float = 0.0,
     Tensor
         ``x``'s shape without (or with size-1) reduced axes, ``x``'s dtype.
 
+    Raises
+    ------
+    RuntimeError
+        If ``x`` is not of a floating (real or complex) dtype, as PyTorch.
+
     Notes
     -----
     Source: array API standard 2025.12, "Statistical Functions", ``var``. The
     gradient is PyTorch's ``var_backward``, its ``n - correction <= 0`` cases included.
     """
+    _require_floating(xp, x, "var")
     return xp.var(x, axis=axis, correction=correction, keepdims=keepdims), (
         x, axis, correction, keepdims)
 
