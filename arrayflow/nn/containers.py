@@ -25,6 +25,11 @@ class Sequential(Module):
     ``Sequential(m0, m1, ...)`` names them ``"0"``, ``"1"``, ...;
     ``Sequential(OrderedDict([("name", m), ...]))`` keeps the given names.
 
+    Parameters
+    ----------
+    *args : Module or OrderedDict of str to Module
+        The Modules, in order (named ``"0"``, ``"1"``, ...), or one ``OrderedDict`` naming them.
+
     Raises
     ------
     TypeError
@@ -80,18 +85,52 @@ class Sequential(Module):
         return Sequential(*self, *other)
 
     def append(self, module: Module) -> Sequential:
-        """Add ``module`` at the end; returns self."""
+        """Add ``module`` at the end; returns self.
+
+        Parameters
+        ----------
+        module : Module
+            The Module to add at the end.
+
+        Returns
+        -------
+        Sequential
+            This Sequential.
+        """
         self.add_module(str(len(self)), module)
         return self
 
     def extend(self, modules: Iterable[Module]) -> Sequential:
-        """Append every Module of ``modules``; returns self."""
+        """Append every Module of ``modules``; returns self.
+
+        Parameters
+        ----------
+        modules : Iterable[Module]
+            The Modules to add.
+
+        Returns
+        -------
+        Sequential
+            This Sequential.
+        """
         for m in modules:
             self.append(m)
         return self
 
     def insert(self, index: int, module: Module) -> Sequential:
         """Insert ``module`` before position ``index``; returns self.
+
+        Parameters
+        ----------
+        index : int
+            The position (negative counts from the end).
+        module : Module
+            The Module to insert.
+
+        Returns
+        -------
+        Sequential
+            This Sequential.
 
         Raises
         ------
@@ -115,7 +154,18 @@ class Sequential(Module):
         return self
 
     def pop(self, index: int | slice) -> Module:
-        """Remove and return the Module at ``index``."""
+        """Remove and return the Module at ``index``.
+
+        Parameters
+        ----------
+        index : int or slice
+            The position or a slice.
+
+        Returns
+        -------
+        Module
+            The removed Module.
+        """
         v = self[index]
         del self[index]
         return v
@@ -140,6 +190,11 @@ class Sequential(Module):
 
 class ModuleList(Module):
     """A list of Modules, registered as sub-Modules named ``"0"``, ``"1"``, ...
+
+    Parameters
+    ----------
+    modules : iterable of Module, optional
+        The initial Modules.
 
     Raises
     ------
@@ -188,7 +243,15 @@ class ModuleList(Module):
         return combined
 
     def insert(self, index: int, module: Module) -> None:
-        """Insert ``module`` before position ``index``."""
+        """Insert ``module`` before position ``index``.
+
+        Parameters
+        ----------
+        index : int
+            The position (negative counts from the end).
+        module : Module
+            The Module to insert.
+        """
         values = list(self._modules.values())
         values.insert(index, module)
         if not isinstance(module, Module):
@@ -198,12 +261,33 @@ class ModuleList(Module):
         self._modules.update((str(i), m) for i, m in enumerate(values))
 
     def append(self, module: Module) -> ModuleList:
-        """Add ``module`` at the end; returns self."""
+        """Add ``module`` at the end; returns self.
+
+        Parameters
+        ----------
+        module : Module
+            The Module to add at the end.
+
+        Returns
+        -------
+        ModuleList
+            This ModuleList.
+        """
         self.add_module(str(len(self)), module)
         return self
 
     def extend(self, modules: Iterable[Module]) -> ModuleList:
         """Append every Module of the iterable ``modules``; returns self.
+
+        Parameters
+        ----------
+        modules : Iterable[Module]
+            The Modules to add.
+
+        Returns
+        -------
+        ModuleList
+            This ModuleList.
 
         Raises
         ------
@@ -221,7 +305,18 @@ class ModuleList(Module):
         return self
 
     def pop(self, key: int | slice = -1) -> Module:
-        """Remove and return the Module at ``key``."""
+        """Remove and return the Module at ``key``.
+
+        Parameters
+        ----------
+        key : int or slice, default -1
+            The position or a slice (default: the last).
+
+        Returns
+        -------
+        Module
+            The removed Module.
+        """
         v = self[key]
         del self[key]
         return v
@@ -252,6 +347,11 @@ class ModuleList(Module):
 
 class ModuleDict(Module):
     """A dict of Modules (insertion order), registered as sub-Modules by key.
+
+    Parameters
+    ----------
+    modules : mapping or iterable of (str, Module), optional
+        The initial items.
 
     Raises
     ------
@@ -289,25 +389,59 @@ class ModuleDict(Module):
         self._modules.clear()
 
     def pop(self, key: str) -> Module:
-        """Remove and return the Module under ``key``."""
+        """Remove and return the Module under ``key``.
+
+        Parameters
+        ----------
+        key : str
+            The key.
+
+        Returns
+        -------
+        Module
+            The removed Module.
+        """
         v = self[key]
         del self[key]
         return v
 
     def keys(self) -> KeysView[str]:
-        """The keys, in insertion order."""
+        """The keys, in insertion order.
+
+        Returns
+        -------
+        KeysView of str
+            The keys, in insertion order.
+        """
         return self._modules.keys()
 
     def items(self) -> ItemsView[str, Module]:
-        """``(key, module)`` pairs, in insertion order."""
+        """``(key, module)`` pairs, in insertion order.
+
+        Returns
+        -------
+        ItemsView of (str, Module)
+            The pairs, in insertion order.
+        """
         return self._modules.items()
 
     def values(self) -> ValuesView[Module]:
-        """The Modules, in insertion order."""
+        """The Modules, in insertion order.
+
+        Returns
+        -------
+        ValuesView of Module
+            The Modules, in insertion order.
+        """
         return self._modules.values()
 
     def update(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]]) -> None:
         """Add or replace items from a mapping or an iterable of ``(key, module)`` pairs.
+
+        Parameters
+        ----------
+        modules : Mapping[str, Module] or Iterable[tuple[str, Module]]
+            A mapping, or an iterable of ``(key, module)`` pairs.
 
         Raises
         ------

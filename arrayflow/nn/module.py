@@ -32,6 +32,12 @@ class RemovableHandle:
     """A handle returned by hook registration; ``remove()`` unregisters the hook.
 
     Also a context manager: the hook is removed on exit.
+
+    Parameters
+    ----------
+    *hook_dicts : dict
+        The hook dicts the hook is registered in (kept by weak reference); ``remove()`` deletes
+        the handle's id from each.
     """
 
     _next_id = itertools.count()
@@ -307,6 +313,18 @@ class Module:
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The computation; every subclass defines it.
 
+        Parameters
+        ----------
+        *args : Any
+            The inputs of the computation.
+        **kwargs : Any
+            Keyword inputs of the computation.
+
+        Returns
+        -------
+        Any
+            The output (subclass-defined).
+
         Raises
         ------
         NotImplementedError
@@ -362,6 +380,15 @@ class Module:
         ``hook(module, args, kwargs)`` and may return ``(args, kwargs)``.
         ``prepend=True`` runs it before the hooks already registered.
 
+        Parameters
+        ----------
+        hook : Callable[..., Any]
+            The hook, called as described above.
+        prepend : bool, default False
+            Run this hook before the ones already registered (default: after).
+        with_kwargs : bool, default False
+            Pass the keyword arguments to the hook too (see above).
+
         Returns
         -------
         RemovableHandle
@@ -382,6 +409,15 @@ class Module:
         A non-None return value replaces the output. With ``with_kwargs=True`` it is
         called as ``hook(module, args, kwargs, output)``. ``prepend=True`` runs it
         before the hooks already registered.
+
+        Parameters
+        ----------
+        hook : Callable[..., Any]
+            The hook, called as described above.
+        prepend : bool, default False
+            Run this hook before the ones already registered (default: after).
+        with_kwargs : bool, default False
+            Pass the keyword arguments to the hook too (see above).
 
         Returns
         -------
@@ -404,6 +440,13 @@ class Module:
         outputs and outputs that do not require grad). The hook may return a new
         tuple of the same length that replaces it. ``prepend=True`` runs it before
         the hooks already registered. PyTorch ``Module.register_full_backward_pre_hook``.
+
+        Parameters
+        ----------
+        hook : Callable[..., Any]
+            The hook, called as described above.
+        prepend : bool, default False
+            Run this hook before the ones already registered (default: after).
 
         Returns
         -------
@@ -437,6 +480,13 @@ class Module:
         same storage as the Module's Tensor inputs and outputs. PyTorch
         ``Module.register_full_backward_hook``.
 
+        Parameters
+        ----------
+        hook : Callable[..., Any]
+            The hook, called as described above.
+        prepend : bool, default False
+            Run this hook before the ones already registered (default: after).
+
         Returns
         -------
         RemovableHandle
@@ -468,6 +518,17 @@ class Module:
         Persistent buffers are part of ``state_dict()``; all buffers move with
         :meth:`to`.
 
+        Parameters
+        ----------
+        name : str
+            The attribute name (no ``.``, not empty, not an existing non-buffer/parameter/module
+            attribute).
+        tensor : Tensor or None
+            The buffer; None registers the name with no value (skipped by ``buffers()`` and
+            ``state_dict()``).
+        persistent : bool, default True
+            Whether the buffer is part of ``state_dict()``.
+
         Raises
         ------
         AttributeError
@@ -493,6 +554,14 @@ class Module:
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Register a Parameter (or None, a declared but absent parameter).
+
+        Parameters
+        ----------
+        name : str
+            The attribute name (no ``.``, not empty, not an existing non-buffer/parameter/module
+            attribute).
+        param : Parameter or None
+            The Parameter; None registers the name with no value.
 
         Raises
         ------
@@ -521,6 +590,14 @@ class Module:
 
     def add_module(self, name: str, module: Module | None) -> None:
         """Register a sub-Module (or None) under ``name``.
+
+        Parameters
+        ----------
+        name : str
+            The attribute name (no ``.``, not empty, not an existing non-buffer/parameter/module
+            attribute).
+        module : Module or None
+            The sub-Module; None registers the name with no value.
 
         Raises
         ------
@@ -612,6 +689,20 @@ class Module:
         """Yield ``(name, module)`` for this Module and every descendant, depth first.
 
         A Module reachable twice is yielded once unless ``remove_duplicate=False``.
+
+        Parameters
+        ----------
+        memo : set[int], optional
+            Ids of Modules already yielded (internal to the recursion; leave None).
+        prefix : str, default ''
+            Prepended to every name (with a ``.``).
+        remove_duplicate : bool, default True
+            Yield an object reachable by several names once.
+
+        Returns
+        -------
+        iterator of (str, Module)
+            Each name (``prefix``-relative, ``""`` for this Module) with its Module.
         """
         if memo is None:
             memo = set()
@@ -627,12 +718,24 @@ class Module:
             yield from module.named_modules(memo, sub, remove_duplicate)
 
     def modules(self) -> Iterator[Module]:
-        """Yield this Module and every descendant (each once), depth first."""
+        """Yield this Module and every descendant (each once), depth first.
+
+        Returns
+        -------
+        iterator of Module
+            This Module and every descendant.
+        """
         for _, m in self.named_modules():
             yield m
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
-        """Yield ``(name, module)`` for the direct sub-Modules (each once)."""
+        """Yield ``(name, module)`` for the direct sub-Modules (each once).
+
+        Returns
+        -------
+        iterator of (str, Module)
+            The direct sub-Modules with their names.
+        """
         seen = set()
         for name, module in self._modules.items():
             if module is not None and id(module) not in seen:
@@ -640,7 +743,13 @@ class Module:
                 yield name, module
 
     def children(self) -> Iterator[Module]:
-        """Yield the direct sub-Modules (each once)."""
+        """Yield the direct sub-Modules (each once).
+
+        Returns
+        -------
+        iterator of Module
+            The direct sub-Modules.
+        """
         for _, m in self.named_children():
             yield m
 
@@ -664,28 +773,90 @@ class Module:
 
         ``recurse=False`` gives only this Module's own parameters; a Parameter
         shared by two Modules is yielded once unless ``remove_duplicate=False``.
+
+        Parameters
+        ----------
+        prefix : str, default ''
+            Prepended to every name (with a ``.``).
+        recurse : bool, default True
+            Include the sub-Modules' members (False: only this Module's own).
+        remove_duplicate : bool, default True
+            Yield an object reachable by several names once.
+
+        Returns
+        -------
+        iterator of (str, Parameter)
+            Each Parameter with its dotted name.
         """
         return self._named_members(lambda m: m._parameters.items(), prefix, recurse,
                                    remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
-        """Yield the Parameters (see :meth:`named_parameters`)."""
+        """Yield the Parameters (see :meth:`named_parameters`).
+
+        Parameters
+        ----------
+        recurse : bool, default True
+            Include the sub-Modules' members (False: only this Module's own).
+
+        Returns
+        -------
+        iterator of Parameter
+            The Parameters, in registration order.
+        """
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
     def named_buffers(self, prefix: str = "", recurse: bool = True,
                       remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
-        """Yield ``(name, Tensor)`` for the buffers, persistent or not, in order."""
+        """Yield ``(name, Tensor)`` for the buffers, persistent or not, in order.
+
+        Parameters
+        ----------
+        prefix : str, default ''
+            Prepended to every name (with a ``.``).
+        recurse : bool, default True
+            Include the sub-Modules' members (False: only this Module's own).
+        remove_duplicate : bool, default True
+            Yield an object reachable by several names once.
+
+        Returns
+        -------
+        iterator of (str, Tensor)
+            Each buffer with its dotted name.
+        """
         return self._named_members(lambda m: m._buffers.items(), prefix, recurse,
                                    remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
-        """Yield the buffers (see :meth:`named_buffers`)."""
+        """Yield the buffers (see :meth:`named_buffers`).
+
+        Parameters
+        ----------
+        recurse : bool, default True
+            Include the sub-Modules' members (False: only this Module's own).
+
+        Returns
+        -------
+        iterator of Tensor
+            The buffers, in registration order.
+        """
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
     def get_submodule(self, target: str) -> Module:
         """The sub-Module at dotted path ``target`` (``""`` is this Module).
+
+        Parameters
+        ----------
+        target : str
+            The dotted path from this Module (``"layer1.0.weight"``); ``""`` for the Module
+            itself where allowed.
+
+        Returns
+        -------
+        Module
+            The sub-Module at ``target``.
 
         Raises
         ------
@@ -710,6 +881,17 @@ class Module:
     def get_parameter(self, target: str) -> Parameter:
         """The Parameter at dotted path ``target``.
 
+        Parameters
+        ----------
+        target : str
+            The dotted path from this Module (``"layer1.0.weight"``); ``""`` for the Module
+            itself where allowed.
+
+        Returns
+        -------
+        Parameter
+            The Parameter at ``target``.
+
         Raises
         ------
         AttributeError
@@ -724,6 +906,17 @@ class Module:
 
     def get_buffer(self, target: str) -> Tensor:
         """The buffer at dotted path ``target``.
+
+        Parameters
+        ----------
+        target : str
+            The dotted path from this Module (``"layer1.0.weight"``); ``""`` for the Module
+            itself where allowed.
+
+        Returns
+        -------
+        Tensor
+            The buffer at ``target``.
 
         Raises
         ------
@@ -754,6 +947,11 @@ class Module:
         """Call ``hook(module, prefix, keep_vars)`` before :meth:`state_dict` saves this Module.
 
         PyTorch ``Module.register_state_dict_pre_hook``.
+
+        Parameters
+        ----------
+        hook : Callable[..., Any]
+            The hook, called as described above.
 
         Returns
         -------
@@ -790,6 +988,11 @@ class Module:
         The hook may change ``state_dict`` in place and must return None
         (PyTorch ``Module.register_state_dict_post_hook``).
 
+        Parameters
+        ----------
+        hook : Callable[..., Any]
+            The hook, called as described above.
+
         Returns
         -------
         RemovableHandle
@@ -821,6 +1024,23 @@ class Module:
         ``_metadata`` attribute maps each Module's prefix to ``{"version": ...}``
         (PyTorch ``Module.state_dict``; positional arguments are deprecated there
         and warn here too).
+
+        Parameters
+        ----------
+        *args : Any
+            The inputs of the computation.
+        destination : dict[str, Any], optional
+            A mapping to fill instead of a new ``OrderedDict``.
+        prefix : str, default ''
+            Prepended to every name (with a ``.``).
+        keep_vars : bool, default False
+            Keep the Parameters and buffers themselves (False: detached Tensors).
+
+        Returns
+        -------
+        dict of str to Tensor
+            An ``OrderedDict`` of the parameters and persistent buffers by dotted name
+            (``destination`` when given).
         """
         if args:
             warnings.warn(
@@ -873,6 +1093,11 @@ class Module:
         The hook may change ``state_dict`` (a copy of the caller's) and the lists.
         PyTorch ``Module.register_load_state_dict_pre_hook``.
 
+        Parameters
+        ----------
+        hook : Callable[..., Any]
+            The hook, called as described above.
+
         Returns
         -------
         RemovableHandle
@@ -887,6 +1112,11 @@ class Module:
         both avoids the error). The hook must return None. PyTorch
         ``Module.register_load_state_dict_post_hook``; unlike PyTorch the values are
         copied only once every check passed, so a post-hook still sees the old values.
+
+        Parameters
+        ----------
+        hook : Callable[..., Any]
+            The hook, called as described above.
 
         Returns
         -------
@@ -1071,6 +1301,16 @@ class Module:
     def train(self, mode: bool = True) -> Module:
         """Set training mode (``mode=True``) or evaluation mode on every Module.
 
+        Parameters
+        ----------
+        mode : bool, default True
+            True for training mode, False for evaluation mode.
+
+        Returns
+        -------
+        Module
+            This Module.
+
         Raises
         ------
         ValueError
@@ -1084,17 +1324,40 @@ class Module:
         return self
 
     def eval(self) -> Module:
-        """Set evaluation mode on every Module (``train(False)``)."""
+        """Set evaluation mode on every Module (``train(False)``).
+
+        Returns
+        -------
+        Module
+            This Module.
+        """
         return self.train(False)
 
     def requires_grad_(self, requires_grad: bool = True) -> Module:
-        """Set ``requires_grad`` of every parameter in place; returns self."""
+        """Set ``requires_grad`` of every parameter in place; returns self.
+
+        Parameters
+        ----------
+        requires_grad : bool, default True
+            Whether the parameters should record operations.
+
+        Returns
+        -------
+        Module
+            This Module.
+        """
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        """Reset the gradients of every parameter: to None (default), or to zeros."""
+        """Reset the gradients of every parameter: to None (default), or to zeros.
+
+        Parameters
+        ----------
+        set_to_none : bool, default True
+            Set the gradients to None (True) or to zeros in place.
+        """
         for p in self.parameters():
             if p.grad is None:
                 continue
@@ -1106,7 +1369,18 @@ class Module:
                     p.grad = g.clone().zero_()
 
     def apply(self, fn: Callable[[Module], object]) -> Module:
-        """Call ``fn(module)`` on every sub-Module (children first), then on self."""
+        """Call ``fn(module)`` on every sub-Module (children first), then on self.
+
+        Parameters
+        ----------
+        fn : Callable[[Module], object]
+            Called with every sub-Module (depth first) and then this Module.
+
+        Returns
+        -------
+        Module
+            This Module.
+        """
         for m in self.children():
             m.apply(fn)
         fn(self)
@@ -1142,6 +1416,18 @@ class Module:
         dtype applies to floating point Tensors only (PyTorch). Parameters keep
         their identity: an optimizer holding them sees the moved values.
 
+        Parameters
+        ----------
+        *args : Any
+            Positionally: a backend name or Backend, a device, a dtype, or a Tensor (its backend
+            and dtype).
+        backend : str or Backend, optional
+            The target backend (name or Backend).
+        device : Any, default None
+            The target device (a PyTorch-style device selects the backend of that type).
+        dtype : DType, optional
+            The target floating dtype (floating parameters and buffers only).
+
         Returns
         -------
         Module
@@ -1171,12 +1457,28 @@ class Module:
         return self
 
     def cpu(self) -> Module:
-        """Move every parameter and buffer to the CPU, in place (PyTorch ``Module.cpu``)."""
+        """Move every parameter and buffer to the CPU, in place (PyTorch ``Module.cpu``).
+
+        Returns
+        -------
+        Module
+            This Module (changed in place).
+        """
         return self.to("cpu")
 
     def cuda(self, device: int | Any = None) -> Module:
         """Move every parameter and buffer to a CUDA device, in place (PyTorch
         ``Module.cuda``; see :meth:`Tensor.cuda`).
+
+        Parameters
+        ----------
+        device : int or Any, default None
+            A CUDA device index or device; None for the current one.
+
+        Returns
+        -------
+        Module
+            This Module (changed in place).
 
         Raises
         ------
@@ -1189,11 +1491,23 @@ class Module:
         return self.to(dev)
 
     def float(self) -> Module:
-        """Cast floating point parameters and buffers to float32, in place."""
+        """Cast floating point parameters and buffers to float32, in place.
+
+        Returns
+        -------
+        Module
+            This Module (changed in place).
+        """
         return self.to(dtype=_dtypes.float32)
 
     def double(self) -> Module:
-        """Cast floating point parameters and buffers to float64, in place."""
+        """Cast floating point parameters and buffers to float64, in place.
+
+        Returns
+        -------
+        Module
+            This Module (changed in place).
+        """
         return self.to(dtype=_dtypes.float64)
 
     # --- repr ---------------------------------------------------------------------------
@@ -1201,7 +1515,13 @@ class Module:
         return type(self).__name__
 
     def extra_repr(self) -> str:
-        """Extra information for ``repr`` (override in subclasses; one or more lines)."""
+        """Extra information for ``repr`` (override in subclasses; one or more lines).
+
+        Returns
+        -------
+        str
+            The extra part of ``repr(module)`` (empty by default); subclasses override it.
+        """
         return ""
 
     def __repr__(self) -> str:
