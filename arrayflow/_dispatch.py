@@ -491,14 +491,15 @@ def overridable_method(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def method(self, *args, **kwargs):
         st = _state_get()
-        if st is None and not kwargs and type(self) is _plain:
-            # the fast path: plain Tensors and scalars only, no mode, no switch
-            for a in args:
+        if st is None and (type(self) is _plain or not type_dispatches(type(self))):
+            # the fast path, as @overridable's: nothing that could take part, no mode
+            for a in (*args, *kwargs.values()) if kwargs else args:
                 ta = type(a)
-                if ta is not _plain and ta not in PASS_TYPES:
+                if ta is not _plain and ta not in PASS_TYPES and (
+                        ta is list or ta is tuple or type_dispatches(ta)):
                     break
             else:
-                return fn(self, *args)
+                return fn(self, *args, **kwargs)
         full = (self, *args)
         over = overloaded_args(full, kwargs, method, st)
         if over or modes_active(st):

@@ -545,3 +545,14 @@ def test_overridable_fast_path_keeps_every_participant():
     assert f(t.as_subclass(Logged)) == "impl" and seen == [f]
     assert f(af.nn.Parameter(t), k=t) == "impl" and seen == [f]
     assert len(AF.log) == 3
+
+
+def test_method_fast_path_keeps_every_participant():
+    A = AF.duck("A", "fromA")
+    t = af.ones(2)
+    AF.log.clear()
+    assert af.Tensor.sum(t, dim=A()) == "fromA"  # a keyword value
+    assert af.Tensor.sum(t, (A(),)) == "fromA"  # a tuple element
+    assert AF.log == [("A", ("A",)), ("A", ("A",))]
+    p = af.nn.Parameter(af.ones(2))  # takes no part: the fast path, a plain result
+    assert type(p.sum(dim=0)) is af.Tensor and p.sum(dim=0).tolist() == 2.0
