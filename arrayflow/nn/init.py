@@ -25,6 +25,19 @@ __all__ = [
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The recommended gain for ``nonlinearity`` (``torch.nn.init.calculate_gain``).
 
+    Parameters
+    ----------
+    nonlinearity : str
+        The nonlinearity's name (``'relu'``, ``'leaky_relu'``, ``'tanh'``, ``'sigmoid'``,
+        ``'selu'``, ``'linear'``, ``'conv2d'``, ...).
+    param : float, optional
+        The negative slope for ``'leaky_relu'`` (None: 0.01).
+
+    Returns
+    -------
+    float
+        The gain.
+
     Raises
     ------
     ValueError
@@ -72,36 +85,123 @@ def _calculate_correct_fan(tensor, mode):
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
              generator: Any | None = None) -> Tensor:
-    """Fill with U(a, b)."""
+    """Fill with U(a, b).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The Tensor to fill in place (without recording gradients).
+    a : float, default 0.0
+        Lower bound.
+    b : float, default 1.0
+        Upper bound.
+    generator : Any, optional
+        Accepted for PyTorch compatibility and ignored: samples come from the backend's seeded
+        generator (:func:`arrayflow.manual_seed`).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled in place.
+    """
     with no_grad():
         return tensor.uniform_(a, b)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
             generator: Any | None = None) -> Tensor:
-    """Fill with N(mean, std**2)."""
+    """Fill with N(mean, std**2).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The Tensor to fill in place (without recording gradients).
+    mean : float, default 0.0
+        Mean of the normal distribution.
+    std : float, default 1.0
+        Standard deviation of the normal distribution.
+    generator : Any, optional
+        Accepted for PyTorch compatibility and ignored: samples come from the backend's seeded
+        generator (:func:`arrayflow.manual_seed`).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled in place.
+    """
     with no_grad():
         return tensor.normal_(mean, std)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
-    """Fill with ``val``."""
+    """Fill with ``val``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The Tensor to fill in place (without recording gradients).
+    val : float
+        The fill value.
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled in place.
+    """
     with no_grad():
         return tensor.fill_(val)
 
 
 def zeros_(tensor: Tensor) -> Tensor:
-    """Fill with 0."""
+    """Fill with 0.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The Tensor to fill in place (without recording gradients).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled in place.
+    """
     return constant_(tensor, 0.0)
 
 
 def ones_(tensor: Tensor) -> Tensor:
-    """Fill with 1."""
+    """Fill with 1.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The Tensor to fill in place (without recording gradients).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled in place.
+    """
     return constant_(tensor, 1.0)
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any | None = None) -> Tensor:
-    """Glorot uniform: U(-a, a), ``a = gain * sqrt(6 / (fan_in + fan_out))``."""
+    """Glorot uniform: U(-a, a), ``a = gain * sqrt(6 / (fan_in + fan_out))``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The Tensor to fill in place (without recording gradients).
+    gain : float, default 1.0
+        Scaling factor (see :func:`calculate_gain`).
+    generator : Any, optional
+        Accepted for PyTorch compatibility and ignored: samples come from the backend's seeded
+        generator (:func:`arrayflow.manual_seed`).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled in place.
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std
@@ -109,7 +209,23 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any | None = N
 
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any | None = None) -> Tensor:
-    """Glorot normal: N(0, std**2), ``std = gain * sqrt(2 / (fan_in + fan_out))``."""
+    """Glorot normal: N(0, std**2), ``std = gain * sqrt(2 / (fan_in + fan_out))``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The Tensor to fill in place (without recording gradients).
+    gain : float, default 1.0
+        Scaling factor (see :func:`calculate_gain`).
+    generator : Any, optional
+        Accepted for PyTorch compatibility and ignored: samples come from the backend's seeded
+        generator (:func:`arrayflow.manual_seed`).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled in place.
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std)
@@ -117,7 +233,29 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any | None = No
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
                      nonlinearity: str = "leaky_relu", generator: Any | None = None) -> Tensor:
-    """He uniform: U(-bound, bound), ``bound = gain * sqrt(3 / fan)``."""
+    """He uniform: U(-bound, bound), ``bound = gain * sqrt(3 / fan)``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The Tensor to fill in place (without recording gradients).
+    a : float, default 0.0
+        The negative slope of the rectifier used after this layer (with
+        ``nonlinearity='leaky_relu'``).
+    mode : str, default 'fan_in'
+        ``'fan_in'`` (preserve the forward variance) or ``'fan_out'`` (the backward one).
+    nonlinearity : str, default 'leaky_relu'
+        The nonlinearity's name (``'relu'``, ``'leaky_relu'``, ``'tanh'``, ``'sigmoid'``,
+        ``'selu'``, ``'linear'``, ``'conv2d'``, ...).
+    generator : Any, optional
+        Accepted for PyTorch compatibility and ignored: samples come from the backend's seeded
+        generator (:func:`arrayflow.manual_seed`).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled in place.
+    """
     fan = _calculate_correct_fan(tensor, mode)
     if fan == 0:
         return tensor  # PyTorch warns and leaves zero-element tensors alone
@@ -128,7 +266,29 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
 
 def kaiming_normal_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
                     nonlinearity: str = "leaky_relu", generator: Any | None = None) -> Tensor:
-    """He normal: N(0, std**2), ``std = gain / sqrt(fan)``."""
+    """He normal: N(0, std**2), ``std = gain / sqrt(fan)``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The Tensor to fill in place (without recording gradients).
+    a : float, default 0.0
+        The negative slope of the rectifier used after this layer (with
+        ``nonlinearity='leaky_relu'``).
+    mode : str, default 'fan_in'
+        ``'fan_in'`` (preserve the forward variance) or ``'fan_out'`` (the backward one).
+    nonlinearity : str, default 'leaky_relu'
+        The nonlinearity's name (``'relu'``, ``'leaky_relu'``, ``'tanh'``, ``'sigmoid'``,
+        ``'selu'``, ``'linear'``, ``'conv2d'``, ...).
+    generator : Any, optional
+        Accepted for PyTorch compatibility and ignored: samples come from the backend's seeded
+        generator (:func:`arrayflow.manual_seed`).
+
+    Returns
+    -------
+    Tensor
+        ``tensor``, filled in place.
+    """
     fan = _calculate_correct_fan(tensor, mode)
     if fan == 0:
         return tensor
