@@ -17,7 +17,7 @@ from ._registry import op
 __all__ = ["persist", "rechunk"]
 
 
-@op("rechunk", backend_arg=True, section="torch", dtypes="any", torch_name=None,
+@op("rechunk", backend_arg=True, section="lazy", dtypes="any", torch_name=None,
     complex_ok=True)
 def rechunk(backend, x: Array, /,
             chunks: int | str | tuple[Any, ...] | dict[int, Any] = "auto"):
@@ -55,7 +55,7 @@ def _rechunk_vjp(xp, res, g):
     return (g,)
 
 
-@op("persist", backend_arg=True, out="tuple", section="torch", dtypes="any",
+@op("persist", backend_arg=True, out="tuple", section="lazy", dtypes="any",
     torch_name=None, complex_ok=True)
 def persist(backend, *tensors: Array):
     """Start computing ``tensors`` and keep their values in (distributed) memory.

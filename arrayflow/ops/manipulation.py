@@ -1348,7 +1348,7 @@ def _getitem_grad(xp, shape, key, g):
     return xp.permute_dims(gs, tuple(inv))
 
 
-@op("getitem", backend_arg=True, section="indexing", dtypes="any", torch_name=None,
+@op("getitem", backend_arg=True, section="array_object", dtypes="any", torch_name=None,
     complex_ok=True)
 def getitem(backend, x: Array, key: Any, /):
     """``x[key]``: basic, integer-array and boolean indexing, with NumPy's and PyTorch's
@@ -1513,7 +1513,7 @@ def _mask_put(backend, xp, x, mask, v):
     return xp.where(mb, vals, x), n
 
 
-@op("index_put", backend_arg=True, section="torch", dtypes="any", complex_ok=True)
+@op("index_put", backend_arg=True, section="array_object", dtypes="any", complex_ok=True)
 def index_put(backend, x: Array, key: Any, values: Array | bool | int | float | complex, /):
     """A copy of ``x`` with ``x[key] = values`` (out of place; PyTorch ``index_put``).
 
