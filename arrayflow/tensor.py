@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _backend, _dtypes, autograd
 from ._device import as_device, cuda_device, resolve_device
+from ._dispatch import takes_part as _takes_part
 from ._lazy import compute
 from ._typing import Axis, Scalar
 from .autograd._views import _ViewCell, own_copy, rebase_view, refresh
@@ -2105,9 +2106,9 @@ def _not_operand(other) -> builtins.bool:
     """True for objects a Tensor operator does not take (a str, a list, None, a dict):
     the operator returns ``NotImplemented`` and Python raises PyTorch's ``TypeError``
     ("unsupported operand type(s) for +: 'Tensor' and 'str'") unless ``other``'s
-    reflected method handles it."""
-    t = type(other)
-    return not (isinstance(other, Tensor) or hasattr(t, "__arrayflow_function__")
+    reflected method handles it. An object whose override takes no part (disabled, or
+    switched off) is not taken either, as PyTorch (its ``__radd__`` gets the call)."""
+    return not (isinstance(other, Tensor) or _takes_part(other)
                 or _backend.backend_of_array(other) is not None)
 
 

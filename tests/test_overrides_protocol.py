@@ -556,3 +556,21 @@ def test_method_fast_path_keeps_every_participant():
     assert AF.log == [("A", ("A",)), ("A", ("A",))]
     p = af.nn.Parameter(af.ones(2))  # takes no part: the fast path, a plain result
     assert type(p.sum(dim=0)) is af.Tensor and p.sum(dim=0).tolist() == 2.0
+
+
+def test_operator_with_an_object_that_takes_no_part_tries_its_reflected_method():
+    # Tensor.__add__ returns NotImplemented for an object whose override is disabled or
+    # switched off, so Python calls its __radd__ (arrayflow raised TypeError before)
+    def disabled(s):
+        D = type("D", (), {s.attr: s.disabled_impl, "__radd__": lambda self, o: "radd"})
+        return s.ones(2) + D()
+
+    def switched_off(s):
+        B = s.duck("B", "fromB")
+        B.__radd__ = lambda self, o: "radd"
+        x = s.ones(2)
+        with s.disable_sub():
+            return x + B()
+
+    assert _same(disabled) == (("result", "radd"), [])
+    assert _same(switched_off) == (("result", "radd"), [])
