@@ -87,6 +87,20 @@ def backward(tensors: Array | Sequence[Array], grad_tensors: Array | Sequence[Ar
     Matches ``torch.autograd.backward``. ``inputs`` restricts accumulation to
     those leaves. ``retain_graph`` defaults to ``create_graph``.
 
+    Parameters
+    ----------
+    tensors : Tensor or sequence of Tensor
+        The outputs to differentiate.
+    grad_tensors : Tensor or sequence of Tensor, optional
+        The gradients with respect to ``tensors`` (one per output; None allowed for one-element
+        outputs).
+    retain_graph : bool, optional
+        Keep the graph for another backward; None means ``create_graph``.
+    create_graph : bool, default False
+        Record the backward computation, for higher-order gradients.
+    inputs : Tensor or sequence of Tensor, optional
+        Accumulate into these leaves only; None for every leaf.
+
     Raises
     ------
     RuntimeError
@@ -109,6 +123,26 @@ def grad(outputs: Array | Sequence[Array], inputs: Array | Sequence[Array],
 
     Matches ``torch.autograd.grad``: returns a tuple with one Tensor per input
     (None for unused inputs when ``allow_unused=True``).
+
+    Parameters
+    ----------
+    outputs : Tensor or sequence of Tensor
+        The outputs to differentiate.
+    inputs : Tensor or sequence of Tensor
+        The Tensors to differentiate with respect to.
+    grad_outputs : Tensor or sequence of Tensor, optional
+        The gradients with respect to ``outputs`` (None allowed for one-element outputs).
+    retain_graph : bool, optional
+        Keep the graph for another backward; None means ``create_graph``.
+    create_graph : bool, default False
+        Record the backward computation, for higher-order gradients.
+    allow_unused : bool, default False
+        Return None for an input the outputs do not depend on (False: raise).
+
+    Returns
+    -------
+    tuple of Tensor or None
+        One gradient per input, of its shape.
     """
     outputs = _seq(outputs)
     inputs = _seq(inputs)
@@ -120,7 +154,13 @@ def grad(outputs: Array | Sequence[Array], inputs: Array | Sequence[Array],
 
 
 def set_detect_anomaly(mode: bool) -> None:
-    """Turn anomaly detection on or off for the process."""
+    """Turn anomaly detection on or off for the process.
+
+    Parameters
+    ----------
+    mode : bool
+        True turns anomaly detection on.
+    """
     _graph.anomaly_state["enabled"] = bool(mode)
 
 
@@ -130,6 +170,16 @@ def detect_anomaly(check_nan: bool = True) -> Iterator[None]:
 
     The error names the node (``DivBackward``) and shows the traceback of the
     forward call that created it (``torch.autograd.detect_anomaly``).
+
+    Parameters
+    ----------
+    check_nan : bool, default True
+        Turn detection on inside the block (False: off).
+
+    Yields
+    ------
+    None
+        A context manager; the previous mode is restored on exit.
     """
     old = _graph.anomaly_state["enabled"]
     _graph.anomaly_state["enabled"] = bool(check_nan)

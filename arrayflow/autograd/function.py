@@ -67,6 +67,11 @@ class FunctionCtx:
     def save_for_backward(self, *tensors: Array | None) -> None:
         """Save Tensors (or None) for ``backward``; read them back with ``saved_tensors``.
 
+        Parameters
+        ----------
+        *tensors : Tensor or None
+            Inputs or outputs of ``forward`` (checked against later in-place changes).
+
         Raises
         ------
         TypeError
@@ -116,15 +121,33 @@ class FunctionCtx:
     saved_variables = saved_tensors
 
     def mark_non_differentiable(self, *outputs: Array) -> None:
-        """Declare outputs that do not require grad (their gradients are zeros/None)."""
+        """Declare outputs that do not require grad (their gradients are zeros/None).
+
+        Parameters
+        ----------
+        *outputs : Tensor
+            Outputs of ``forward``.
+        """
         self._non_differentiable.update(id(o) for o in outputs)
 
     def mark_dirty(self, *inputs: Array) -> None:
-        """Declare inputs modified in place by ``forward`` (they must be returned)."""
+        """Declare inputs modified in place by ``forward`` (they must be returned).
+
+        Parameters
+        ----------
+        *inputs : Tensor
+            Inputs of ``forward`` it changed in place.
+        """
         self._dirty.update(id(t) for t in inputs)
 
     def set_materialize_grads(self, value: bool) -> None:
-        """With False, ``backward`` receives None instead of zeros for unused outputs."""
+        """With False, ``backward`` receives None instead of zeros for unused outputs.
+
+        Parameters
+        ----------
+        value : bool
+            Whether to materialize missing output gradients as zeros (the default).
+        """
         self.materialize_grads = bool(value)
 
 
@@ -289,14 +312,46 @@ class Function(metaclass=_FunctionMeta):
     Subclass with static ``forward(ctx, *args, **kwargs)`` and
     ``backward(ctx, *grad_outputs)`` (or ``forward(*args)`` plus
     ``setup_context(ctx, inputs, output)``) and call ``YourFunction.apply(...)``.
+
+    Parameters
+    ----------
+    *args, **kwargs : Any
+        Not accepted: Function classes are not instantiated (``RuntimeError``, as PyTorch
+        since 1.3); call :meth:`apply`.
     """
 
     @staticmethod
     def forward(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - to be overridden
+        """The computation; every subclass defines it (a staticmethod).
+
+        Parameters
+        ----------
+        *args, **kwargs : Any
+            ``(ctx, *inputs)`` in the combined form; ``(*inputs)`` with ``setup_context``.
+
+        Returns
+        -------
+        Any
+            The output Tensor(s).
+        """
         raise NotImplementedError("Function subclasses must implement forward")
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:  # pragma: no cover - overridden
+        """The gradient formula; every subclass defines it (a staticmethod).
+
+        Parameters
+        ----------
+        ctx : FunctionCtx
+            The context ``forward``/``setup_context`` filled (saved Tensors, flags).
+        *grad_outputs : Tensor or None
+            One gradient per output of ``forward``.
+
+        Returns
+        -------
+        Any
+            One gradient (or None) per input of ``forward``.
+        """
         raise NotImplementedError("Function subclasses must implement backward")
 
     setup_context = None  # the split form defines it
@@ -308,7 +363,18 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        """Run ``forward`` and record the call for autograd; returns its output(s)."""
+        """Run ``forward`` and record the call for autograd.
+
+        Parameters
+        ----------
+        *args, **kwargs : Any
+            The inputs of ``forward`` (keyword arguments are bound to its parameters).
+
+        Returns
+        -------
+        Any
+            ``forward``'s output(s); Tensors among them carry the new graph node.
+        """
         Tensor: Any = _registry.Tensor  # the Tensor class (a hook filled by tensor.py)
 
         ctx = FunctionCtx()
@@ -417,6 +483,16 @@ def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:
     """Decorator for ``backward``: run it without recording (not twice-differentiable).
 
     A second-order backward through it raises ``RuntimeError`` naming the Function.
+
+    Parameters
+    ----------
+    backward : callable
+        A Function's ``backward(ctx, *grad_outputs)``.
+
+    Returns
+    -------
+    callable
+        The wrapped ``backward``.
     """
 
     @functools.wraps(backward)

@@ -52,6 +52,19 @@ def vjp(func: Callable[..., Any], inputs: Array | Sequence[Array],
         strict: bool = False) -> tuple[Any, Any]:
     """Vector-Jacobian product ``v^T J`` of ``func`` at ``inputs``.
 
+    Parameters
+    ----------
+    func : callable
+        Takes the Tensors of ``inputs``; returns a Tensor or a tuple of Tensors.
+    inputs : Tensor or sequence of Tensor
+        The point at which to differentiate.
+    v : Tensor or sequence of Tensor, optional
+        The vector(s) of the product, shaped as the outputs; None for a one-element output.
+    create_graph : bool, default False
+        Make the results differentiable (record the computation).
+    strict : bool, default False
+        Raise when an output does not depend on an input (False: zeros).
+
     Returns
     -------
     (outputs, vjp)
@@ -75,6 +88,19 @@ def jvp(func: Callable[..., Any], inputs: Array | Sequence[Array],
         v: Array | Sequence[Array] | None = None, create_graph: bool = False,
         strict: bool = False) -> tuple[Any, Any]:
     """Jacobian-vector product ``J v`` (via the double-VJP trick).
+
+    Parameters
+    ----------
+    func : callable
+        Takes the Tensors of ``inputs``; returns a Tensor or a tuple of Tensors.
+    inputs : Tensor or sequence of Tensor
+        The point at which to differentiate.
+    v : Tensor or sequence of Tensor, optional
+        The vector(s) of the product, shaped as the inputs; None for a one-element input.
+    create_graph : bool, default False
+        Make the results differentiable (record the computation).
+    strict : bool, default False
+        Raise when an output does not depend on an input (False: zeros).
 
     Returns
     -------
@@ -101,6 +127,22 @@ def jacobian(func: Callable[..., Any], inputs: Array | Sequence[Array],
     """The Jacobian of ``func`` at ``inputs``: shape ``output.shape + input.shape``.
 
     For tuples of inputs/outputs, nested tuples ``J[i][j]`` (output i, input j).
+
+    Parameters
+    ----------
+    func : callable
+        Takes the Tensors of ``inputs``; returns a Tensor or a tuple of Tensors.
+    inputs : Tensor or sequence of Tensor
+        The point at which to differentiate.
+    create_graph : bool, default False
+        Make the results differentiable (record the computation).
+    strict : bool, default False
+        Raise when an output does not depend on an input (False: zeros).
+
+    Returns
+    -------
+    Tensor or tuple
+        The Jacobian (nested tuples for several inputs or outputs).
     """
     inputs, single_in = _tup(inputs)
     inputs = _prep(inputs, True)
@@ -131,7 +173,24 @@ def jacobian(func: Callable[..., Any], inputs: Array | Sequence[Array],
 
 def hessian(func: Callable[..., Any], inputs: Array | Sequence[Array],
             create_graph: bool = False, strict: bool = False) -> Any:
-    """The Hessian of a scalar ``func``: shape ``input.shape + input.shape``."""
+    """The Hessian of a scalar ``func``: shape ``input.shape + input.shape``.
+
+    Parameters
+    ----------
+    func : callable
+        Takes the Tensors of ``inputs``; returns a one-element Tensor.
+    inputs : Tensor or sequence of Tensor
+        The point at which to differentiate.
+    create_graph : bool, default False
+        Make the results differentiable (record the computation).
+    strict : bool, default False
+        Raise when an output does not depend on an input (False: zeros).
+
+    Returns
+    -------
+    Tensor or tuple
+        The Hessian (nested tuples ``H[i][j]`` for several inputs).
+    """
     inputs_t, single_in = _tup(inputs)
 
     def grad_func(*xs):
@@ -148,6 +207,19 @@ def hvp(func: Callable[..., Any], inputs: Array | Sequence[Array],
         v: Array | Sequence[Array] | None = None, create_graph: bool = False,
         strict: bool = False) -> tuple[Any, Any]:
     """Hessian-vector product of a scalar ``func``.
+
+    Parameters
+    ----------
+    func : callable
+        Takes the Tensors of ``inputs``; returns a one-element Tensor.
+    inputs : Tensor or sequence of Tensor
+        The point at which to differentiate.
+    v : Tensor or sequence of Tensor, optional
+        The vector(s) of the product, shaped as the inputs; None for a one-element input.
+    create_graph : bool, default False
+        Make the results differentiable (record the computation).
+    strict : bool, default False
+        Raise when an output does not depend on an input (False: zeros).
 
     Returns
     -------

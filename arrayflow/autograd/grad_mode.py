@@ -22,7 +22,13 @@ is_grad_enabled_fast = _enabled.get
 
 
 def is_grad_enabled() -> bool:
-    """Whether operations on Tensors that require grad are recorded here."""
+    """Whether operations on Tensors that require grad are recorded here.
+
+    Returns
+    -------
+    bool
+        The grad mode of this thread or async task (``contextvars``); True by default.
+    """
     return _enabled.get()
 
 
@@ -80,13 +86,26 @@ class _GradMode:
 
 
 class no_grad(_GradMode):  # noqa: N801 - PyTorch's name
-    """Disable gradient recording (context manager or decorator); ``torch.no_grad``."""
+    """Disable gradient recording (context manager or decorator); ``torch.no_grad``.
+
+    Parameters
+    ----------
+    func : callable, optional
+        ``@no_grad`` without parentheses: the function to wrap (its calls, and a generator's
+        steps, run with recording off).
+    """
 
     mode = False
 
 
 class enable_grad(_GradMode):  # noqa: N801 - PyTorch's name
-    """Enable gradient recording inside a ``no_grad`` region; ``torch.enable_grad``."""
+    """Enable gradient recording inside a ``no_grad`` region; ``torch.enable_grad``.
+
+    Parameters
+    ----------
+    func : callable, optional
+        ``@enable_grad`` without parentheses: the function to wrap.
+    """
 
     mode = True
 
@@ -97,6 +116,11 @@ class set_grad_enabled(_GradMode):  # noqa: N801 - PyTorch's name
     ``af.set_grad_enabled(False)`` switches recording off for this thread/task;
     ``with af.set_grad_enabled(False): ...`` restores the previous mode after.
     Matches ``torch.set_grad_enabled``.
+
+    Parameters
+    ----------
+    mode : bool
+        True records operations, False does not.
 
     Raises
     ------

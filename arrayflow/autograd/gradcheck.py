@@ -170,6 +170,9 @@ def gradcheck(func: Callable[..., Any], inputs: Array | Sequence[Array], *, eps:
         Tolerances: ``|a - n| <= atol + rtol * |n|`` entry by entry.
     raise_exception : bool
         Raise :class:`GradcheckError` on failure (else return False).
+    **_unused : Any
+        PyTorch's other options (``nondet_tol``, ``check_undefined_grad``, ``fast_mode``,
+        ...): accepted and ignored.
 
     Returns
     -------
@@ -247,14 +250,33 @@ def _part(k, n, cplx):
 
 def gradgradcheck(func: Callable[..., Any], inputs: Array | Sequence[Array],
                   grad_outputs: Array | Sequence[Array] | None = None, *, eps: float = 1e-6,
-                  atol: float = 1e-5,
-                  rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
+                  atol: float = 1e-5, rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
                   raise_exception: bool = True, **_unused: Any) -> bool:
     """Check second-order gradients of ``func`` against finite differences.
 
     Differentiates the vector-Jacobian product ``grad(func(inputs), inputs,
     grad_outputs, create_graph=True)`` with :func:`gradcheck`, with respect to
     the inputs and ``grad_outputs`` (random float64 when not given).
+
+    Parameters
+    ----------
+    func : callable
+        Takes the Tensors of ``inputs``, returns a Tensor or a tuple of Tensors.
+    inputs : Tensor or sequence of Tensor
+        Arguments; those with ``requires_grad=True`` are checked (float64 advised).
+    grad_outputs : Tensor or sequence of Tensor, optional
+        The vectors of the vector-Jacobian product, shaped as the outputs; None draws them.
+    eps, atol, rtol, raise_exception
+        As :func:`gradcheck`.
+    gen_non_contig_grad_outputs : bool, default False
+        Accepted for PyTorch compatibility and ignored (arrays have no strides).
+    **_unused : Any
+        PyTorch's other options: accepted and ignored.
+
+    Returns
+    -------
+    bool
+        True when every entry agrees.
 
     Raises
     ------

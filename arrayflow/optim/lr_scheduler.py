@@ -65,7 +65,13 @@ class LRScheduler:
             self._is_initial = False
 
     def get_lr(self) -> list[float]:
-        """The learning rates for ``last_epoch``, computed from the current ones."""
+        """The learning rates for ``last_epoch``, computed from the current ones.
+
+        Returns
+        -------
+        list of float
+            One learning rate per parameter group.
+        """
         raise NotImplementedError(f"{type(self).__name__}.get_lr is not implemented")
 
     def _closed_form_lr(self) -> list | None:
@@ -94,15 +100,32 @@ class LRScheduler:
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
     def get_last_lr(self) -> list:
-        """The learning rates set by the last :meth:`step` (one per group)."""
+        """The learning rates set by the last :meth:`step` (one per group).
+
+        Returns
+        -------
+        list of float
+            One learning rate per parameter group.
+        """
         return list(self._last_lr)
 
     def state_dict(self) -> dict:
-        """Every attribute but the optimizer (PyTorch's format)."""
+        """Every attribute but the optimizer (PyTorch's format).
+
+        Returns
+        -------
+        dict
+            The scheduler's attributes but the optimizer (PyTorch's format).
+        """
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore attributes saved by :meth:`state_dict`.
+
+        Parameters
+        ----------
+        state_dict : dict
+            What :meth:`state_dict` returned.
 
         Raises
         ------
@@ -146,7 +169,13 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        """``lr * gamma`` at multiples of ``step_size``, else the current lr."""
+        """``lr * gamma`` at multiples of ``step_size``, else the current lr.
+
+        Returns
+        -------
+        list of float
+            One learning rate per parameter group.
+        """
         groups = self.optimizer.param_groups
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return [g["lr"] for g in groups]
@@ -189,7 +218,13 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        """The next learning rates (PyTorch's recursive formula)."""
+        """The next learning rates (PyTorch's recursive formula).
+
+        Returns
+        -------
+        list of float
+            One learning rate per parameter group.
+        """
         groups = self.optimizer.param_groups
         t, tmax, eta = self.last_epoch, self.T_max, self.eta_min
         if self._is_initial:
@@ -247,11 +282,24 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        """``base_lr * lr_lambda(last_epoch)`` per group."""
+        """``base_lr * lr_lambda(last_epoch)`` per group.
+
+        Returns
+        -------
+        list of float
+            One learning rate per parameter group.
+        """
         return [b * fn(self.last_epoch) for b, fn in zip(self.base_lrs, self.lr_lambdas)]
 
     def state_dict(self) -> dict:
-        """Attributes but the optimizer; lambdas saved only when callable objects."""
+        """Attributes but the optimizer; lambdas saved only when callable objects.
+
+        Returns
+        -------
+        dict
+            The scheduler's attributes but the optimizer; ``lr_lambdas`` holds None for plain
+            functions and the ``__dict__`` of callable objects.
+        """
         sd = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
         sd["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
                             for fn in self.lr_lambdas]
@@ -259,6 +307,11 @@ class LambdaLR(LRScheduler):
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore attributes; callable-object lambdas get their saved ``__dict__``.
+
+        Parameters
+        ----------
+        state_dict : dict
+            What :meth:`state_dict` returned.
 
         Raises
         ------
