@@ -537,6 +537,11 @@ def get_backend() -> Backend:
     plug-in is not installed or not usable here, the first usable installed backend
     declaring :attr:`Backend.host` (in name order).
 
+    Returns
+    -------
+    Backend
+        The backend in effect.
+
     Raises
     ------
     ValueError
@@ -679,6 +684,19 @@ def use_backend(name: str | Backend, **options: Any) -> Iterator[Backend]:
 
     ``with af.use_backend("dask", chunks=1000): ...``. Built on ``contextvars``:
     other threads and tasks keep their own backend. Raises as :func:`set_backend`.
+
+    Parameters
+    ----------
+    name : str or Backend
+        The backend's name (``"numpy"``, ``"strict"``, ``"dask"``, ``"cupy"``, a plug-in's) or a
+        Backend.
+    **options : Any
+        The backend's options (Dask: ``chunks=``, ...).
+
+    Yields
+    ------
+    Backend
+        The selected backend, current inside the block.
     """
     b = _select(name, options)
     token = _current.set(b)
@@ -735,6 +753,11 @@ def manual_seed(seed: int) -> None:
 
     Backends used later start from the same seed, so ``af.randn`` and the
     initializers are reproducible on every backend.
+
+    Parameters
+    ----------
+    seed : int
+        The seed.
 
     Raises
     ------

@@ -239,6 +239,11 @@ def get_default_device() -> device:
     """The device new Tensors go to: that of the current backend (``device(type='cpu')``).
 
     Source: PyTorch ``torch.get_default_device``.
+
+    Returns
+    -------
+    device
+        The current backend's device.
     """
     return device_of(_backend.get_backend())
 
@@ -251,6 +256,12 @@ def set_default_device(dev: device | str | None) -> None:
     ``set_default_device("cpu")`` (or None) keeps a CPU backend, or selects the
     host backend. A device index is checked but not remembered: arrays go
     to the backend's current device.
+
+    Parameters
+    ----------
+    dev : device or str or None
+        The device (``"cpu"``, ``"cuda"``, ``"cuda:0"``, an :class:`arrayflow.device`), or None
+        for the CPU.
 
     Raises
     ------

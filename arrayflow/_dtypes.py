@@ -41,6 +41,15 @@ import builtins
 class DType:
     """A data type of the array API standard.
 
+    Parameters
+    ----------
+    name : str
+        The standard's name.
+    kind : str
+        The kind (see Attributes).
+    bits : int
+        Bits per element.
+
     Attributes
     ----------
     name : str
@@ -174,7 +183,13 @@ _state = {"float": float32}  # process-wide, as torch.set_default_dtype
 
 
 def get_default_dtype() -> DType:
-    """The default real floating dtype of creation functions (float32, as in PyTorch)."""
+    """The default real floating dtype of creation functions (float32, as in PyTorch).
+
+    Returns
+    -------
+    DType
+        ``float32`` (default) or ``float64``.
+    """
     return _state["float"]
 
 
@@ -183,6 +198,11 @@ def set_default_dtype(dtype: DType) -> None:
 
     Matches ``torch.set_default_dtype``. The default complex dtype follows it
     (``complex64`` for ``float32``, ``complex128`` for ``float64``).
+
+    Parameters
+    ----------
+    dtype : DType
+        ``float32`` or ``float64``.
 
     Raises
     ------

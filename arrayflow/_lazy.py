@@ -87,6 +87,11 @@ def allow_compute() -> Iterator[None]:
     compute what they need (Dask: ``compute_chunk_sizes``) and the result stays
     lazy, with a known shape. Context-local (``contextvars``).
 
+    Yields
+    ------
+    None
+        A context manager; the previous setting is restored on exit.
+
     Examples
     --------
     >>> with af.allow_compute():  # doctest: +SKIP

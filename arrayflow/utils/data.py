@@ -184,7 +184,13 @@ class DataLoader:
         return [int(i) for i in perm.tolist()]
 
     def chunk_hint(self) -> tuple[int, ...] | None:
-        """Axis-0 chunk sizes of the first Tensor of a Dask-backed TensorDataset, else None."""
+        """Axis-0 chunk sizes of the first Tensor of a Dask-backed TensorDataset, else None.
+
+        Returns
+        -------
+        tuple of int or None
+            The first Tensor's chunk sizes along axis 0 (Dask-backed TensorDataset), else None.
+        """
         ds = self.dataset
         if isinstance(ds, TensorDataset):
             chunks = getattr(ds.tensors[0].array, "chunks", None)
