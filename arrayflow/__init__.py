@@ -11,6 +11,7 @@ Importing arrayflow imports no array library; a backend's library is imported
 the first time that backend is used.
 """
 
+import builtins as _builtins
 import sys as _sys
 
 __version__ = "0.1.0"
@@ -90,7 +91,7 @@ from .ops.norms import norm  # noqa: E402
 from .ops.torch_functions import *  # noqa: E402,F403
 
 
-def is_tensor(obj: object) -> bool:
+def is_tensor(obj: object) -> _builtins.bool:
     """Whether ``obj`` is an arrayflow Tensor (PyTorch ``is_tensor``).
 
     Parameters

@@ -35,7 +35,7 @@ import contextvars
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
@@ -78,7 +78,7 @@ def compute_allowed() -> bool:
     return _compute_allowed.get()
 
 
-def data_dependent_error(fname: str, backend) -> DataDependentShapeError:
+def data_dependent_error(fname: str, backend: Backend | str) -> DataDependentShapeError:
     """The error a function with a data-dependent output shape raises on a lazy backend.
 
     ``backend`` is the Backend or its name.
@@ -157,18 +157,18 @@ class Backend:
         return f"<arrayflow backend {self.name!r}{opts}>"
 
     # --- required ---------------------------------------------------------------
-    def load_namespace(self):
+    def load_namespace(self) -> Any:
         """*Required.* Import the library and return its array API namespace."""
         raise NotImplementedError
 
-    def to_host(self, array):
+    def to_host(self, array: Any) -> Any:
         """*Required.* Return a NumPy array with the values of ``array``.
 
         Computes lazy arrays and copies device memory to the host.
         """
         raise NotImplementedError
 
-    def from_host(self, array, *, device=None):
+    def from_host(self, array: Any, *, device: Any = None) -> Any:
         """*Required.* Make a backend array from a NumPy array."""
         raise NotImplementedError
 
@@ -184,7 +184,7 @@ class Backend:
             return f"{self.array_module} is not installed"
         return None
 
-    def getitem(self, array, key):
+    def getitem(self, array: Any, key: Any) -> Any:
         """``array[key]`` with the standard's semantics (default: the library's ``[]``).
 
         ``arrayflow.getitem`` (``Tensor.__getitem__``) calls this with raw
@@ -195,7 +195,7 @@ class Backend:
         """
         return array[key]
 
-    def python_scalar(self, obj):
+    def python_scalar(self, obj: Any) -> bool | int | float | complex | None:
         """``obj`` as a Python scalar when it is one of the library's scalar types
         (NumPy's ``np.float64(2)``), else None (the default).
 
@@ -204,7 +204,8 @@ class Backend:
         """
         return None
 
-    def check_values(self, array, ok, error):
+    def check_values(self, array: Any, ok: Callable[[Any, Any], Any],
+                     error: Callable[[Any, Any, Any], BaseException]) -> Any:
         """``array``, once every element satisfies ``ok``; else ``error`` is raised.
 
         ``ok(xp, a)`` is an element-wise boolean function written against a
@@ -238,18 +239,18 @@ class Backend:
         # other helpers from the same module are not arrays
         return hasattr(t, "dtype") and hasattr(t, "shape") and not isinstance(obj, type)
 
-    def dtype_from_name(self, name: str):
+    def dtype_from_name(self, name: str) -> Any:
         """The native dtype object for a standard dtype name (default ``getattr(xp, name)``)."""
         return getattr(self.xp, name, None)
 
-    def materialize(self, *arrays):
+    def materialize(self, *arrays: Any) -> tuple:
         """Finish pending work on ``arrays`` and return them (no-op by default).
 
         Dask persists them, CuPy synchronizes the device.
         """
         return arrays
 
-    def compute(self, *arrays):
+    def compute(self, *arrays: Any) -> tuple:
         """Return concrete arrays for lazy ones, in one execution (identity by default).
 
         Lazy backends return host arrays, as :meth:`to_host` does (Dask: NumPy
@@ -259,7 +260,7 @@ class Backend:
         """
         return arrays
 
-    def chunks_of(self, array) -> tuple:
+    def chunks_of(self, array: Any) -> tuple:
         """The chunking of ``array``: a tuple with the block sizes along each axis.
 
         The default, for unchunked backends, is one block per axis
@@ -267,7 +268,7 @@ class Backend:
         """
         return tuple((None if s is None or s != s else int(s),) for s in array.shape)
 
-    def rechunk(self, array, chunks=None):
+    def rechunk(self, array: Any, chunks: Any = None) -> Any:
         """Return ``array`` laid out in ``chunks`` (Dask's ``rechunk``; default: unchanged).
 
         ``chunks=None`` means the backend's default layout for new arrays: creation
@@ -276,7 +277,7 @@ class Backend:
         """
         return array
 
-    def resolve_shape(self, array):
+    def resolve_shape(self, array: Any) -> Any:
         """Compute the unknown (data-dependent) sizes of a lazy ``array``'s shape.
 
         Called only under :func:`arrayflow.allow_compute`, after an op such as
@@ -290,11 +291,12 @@ class Backend:
         """Reset this backend's random generator with ``seed`` (None: fresh entropy)."""
         self._rng = self.make_generator(seed)
 
-    def make_generator(self, seed: int | None):
+    def make_generator(self, seed: int | None) -> Any:
         """*Required for random functions.* A new random generator for ``seed``."""
         raise NotImplementedError(f"backend {self.name!r} has no random number generator")
 
-    def random(self, kind: str, shape: tuple, *, dtype, device=None, **params):
+    def random(self, kind: str, shape: tuple, *, dtype: Any, device: Any = None,
+               **params: Any) -> Any:
         """*Required for random functions.* Draw random numbers.
 
         Parameters
@@ -311,7 +313,7 @@ class Backend:
         """
         raise NotImplementedError(f"backend {self.name!r} has no random number generator")
 
-    def get_rng_state(self):
+    def get_rng_state(self) -> Any:
         """*Optional.* The state of this backend's random generator as JSON-compatible
         data (dicts, lists, str, int), for checkpoints that resume exactly
         (``torch.get_rng_state``). Backends with a generator implement it.
@@ -324,7 +326,7 @@ class Backend:
         raise NotImplementedError(
             f"backend {self.name!r} cannot export its random generator's state")
 
-    def set_rng_state(self, state) -> None:
+    def set_rng_state(self, state: Any) -> None:
         """*Optional.* Restore a state returned by :meth:`get_rng_state`: the draws that
         follow are those that followed it (``torch.set_rng_state``).
 
@@ -339,7 +341,7 @@ class Backend:
             f"backend {self.name!r} cannot restore its random generator's state")
 
     @property
-    def generator(self):
+    def generator(self) -> Any:
         """This backend's current random generator (created on first use)."""
         if self._rng is None:
             with self._lock:
@@ -349,7 +351,7 @@ class Backend:
 
     # --- provided ---------------------------------------------------------------
     @property
-    def xp(self):
+    def xp(self) -> Any:
         """The backend's array API namespace, imported on first use."""
         if self._xp is None:
             with self._lock:
@@ -368,7 +370,7 @@ class Backend:
             self._native = native
         return self._native, self._from_native
 
-    def native_dtype(self, dtype):
+    def native_dtype(self, dtype: _dtypes.DType | Any) -> Any:
         """The native dtype for an arrayflow dtype (native dtypes pass through).
 
         Raises
@@ -391,7 +393,7 @@ class Backend:
             f"{self.name!r}, got {dtype!r}"
         )
 
-    def arrayflow_dtype(self, native):
+    def arrayflow_dtype(self, native: Any) -> _dtypes.DType:
         """The arrayflow dtype for a native dtype object."""
         from_native = self._from_native
         if from_native is None:
@@ -408,7 +410,7 @@ class Backend:
         """The devices this backend can place arrays on."""
         return list(self.xp.__array_namespace_info__().devices())
 
-    def default_device(self):
+    def default_device(self) -> Any:
         """The device new arrays go to."""
         return self.xp.__array_namespace_info__().default_device()
 
@@ -416,7 +418,7 @@ class Backend:
         """Whether two backend instances hold the same kind of arrays."""
         return self is other or self.name == other.name
 
-    def format_array(self, array) -> str:
+    def format_array(self, array: Any) -> str:
         """The values part of a Tensor's repr, in PyTorch's format (``[[1., 2.],\n ...]``,
         for a prefix of ``len("tensor(")``), from :meth:`to_host`. Lazy backends override
         it: a repr never computes."""
@@ -424,7 +426,7 @@ class Backend:
 
         return format_host(self.to_host(array))
 
-    def with_options(self, **options) -> Backend:
+    def with_options(self, **options: Any) -> Backend:
         """A backend of the same kind configured with ``options``."""
         return _instance(self.name, options)
 

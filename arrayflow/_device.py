@@ -19,6 +19,7 @@ A device index selects ``backend.devices()[index]``.
 from __future__ import annotations
 
 import builtins
+from typing import Any
 
 from . import _backend
 
@@ -135,7 +136,7 @@ class device:
         return (device, (self._type, self._index))
 
 
-def as_device(obj) -> device | None:
+def as_device(obj: Any) -> device | None:
     """``obj`` as a :class:`device` when it is one or a device string, else None.
 
     Strings that do not start with a declared device type are not devices here
@@ -150,7 +151,7 @@ def as_device(obj) -> device | None:
     return None
 
 
-def cuda_device(device_arg, fname: str) -> device:
+def cuda_device(device_arg: Any, fname: str) -> device:
     """The CUDA device a ``.cuda(device)`` call names (PyTorch ``Tensor.cuda``/``Module.cuda``):
     None is ``cuda``, an int the CUDA device of that index, else a CUDA device or string.
 
@@ -201,7 +202,8 @@ def _native(b, dev: device, fname: str):
     return devs[dev.index]
 
 
-def resolve_device(obj, current, fname: str = "arrayflow"):
+def resolve_device(obj: Any, current: _backend.Backend,
+                   fname: str = "arrayflow") -> tuple[_backend.Backend, Any]:
     """``(backend, native device)`` for a ``device=`` value.
 
     A :class:`device` or device string is mapped onto a backend (see the module
@@ -222,7 +224,7 @@ def resolve_device(obj, current, fname: str = "arrayflow"):
     return b, _native(b, dev, fname)
 
 
-def device_of(backend, native=None) -> device:
+def device_of(backend: _backend.Backend, native: Any = None) -> device:
     """The :class:`device` of arrays of ``backend`` on ``native`` (None: its default)."""
     kind = getattr(backend, "device_type", "cpu")
     if kind == "cpu":
@@ -282,7 +284,8 @@ def set_default_device(dev: device | str | None) -> None:
         _backend.set_backend(b)
 
 
-def place(op_, backend, kwargs: dict, args, uargs):
+def place(op_: Any, backend: _backend.Backend, kwargs: dict, args: Any,
+          uargs: Any) -> tuple[_backend.Backend, Any]:
     """Resolve a PyTorch-style ``device=`` of an op call (used by the dispatcher).
 
     Replaces ``kwargs["device"]`` with the native device and returns

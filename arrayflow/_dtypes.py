@@ -142,7 +142,7 @@ def by_name(name: str) -> DType:
         ) from None
 
 
-def isdtype(dtype: DType, kind) -> builtins.bool:
+def isdtype(dtype: DType, kind: str | DType | tuple[str | DType, ...]) -> builtins.bool:
     """Whether ``dtype`` is of the given ``kind`` (array API ``isdtype``).
 
     Parameters
@@ -294,7 +294,7 @@ def promote_types(a: DType, b: DType) -> DType:
         f"leaves this promotion undefined and PyTorch raises); cast one operand first")
 
 
-def result_type(*items) -> DType:
+def result_type(*items: DType | builtins.bool | int | float | complex) -> DType:
     """The dtype a combination of dtypes and Python scalars promotes to.
 
     Parameters

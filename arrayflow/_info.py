@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import _backend, _dtypes
 
 __all__ = ["__array_namespace_info__", "Info"]
@@ -29,11 +31,11 @@ class Info:
         """The backend's capabilities ("boolean indexing", "data-dependent shapes", ...)."""
         return dict(self._backend.xp.__array_namespace_info__().capabilities())
 
-    def default_device(self):
+    def default_device(self) -> Any:
         """The device new Tensors go to."""
         return self._backend.default_device()
 
-    def default_dtypes(self, *, device=None) -> dict:
+    def default_dtypes(self, *, device: Any = None) -> dict:
         """arrayflow's default dtypes: float32 (``set_default_dtype``), int64 indices."""
         return {
             "real floating": _dtypes.get_default_dtype(),
@@ -46,7 +48,8 @@ class Info:
         """The backend's devices (a tuple, as the 2025.12 standard requires)."""
         return tuple(self._backend.devices())
 
-    def dtypes(self, *, device=None, kind=None) -> dict:
+    def dtypes(self, *, device: Any = None,
+               kind: str | tuple[str, ...] | None = None) -> dict:
         """Supported dtypes by name, optionally only those of ``kind`` or ``device``.
 
         Raises

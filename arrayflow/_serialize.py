@@ -34,6 +34,7 @@ import re
 import secrets
 import struct
 from collections import OrderedDict
+from collections.abc import Iterable
 from typing import Any
 
 from . import _backend
@@ -166,7 +167,7 @@ def save(obj: Any, path: str | os.PathLike[str]) -> None:
     write_atomic(path, encode(obj))
 
 
-def encode(obj) -> tuple:
+def encode(obj: Any) -> tuple:
     """The bytes of the checkpoint of ``obj`` (what :func:`save` writes), as chunks.
 
     Raises
@@ -298,7 +299,8 @@ def fsync_dir(directory: str) -> None:
         os.close(dfd)
 
 
-def write_atomic(path, chunks, *, sync_directory: bool = True) -> None:
+def write_atomic(path: str | os.PathLike[str], chunks: Iterable[bytes], *,
+                 sync_directory: bool = True) -> None:
     """Write the byte ``chunks`` to ``path`` atomically.
 
     A temporary file beside ``path`` (created with mode 0o666 less the umask, or with
