@@ -20,11 +20,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "arrayflow"
 TARGETS = {"_registry", "_dispatch", "_proto"}  # the names these modules are imported as
 
 # ``(module, attribute): reason`` for assignments still made from outside; meant to be empty.
-KNOWN: dict[tuple[str, str], str] = {
-    ("autograd/forward_ad.py", "_fw_levels"):
-        "forward-mode levels (issue 14, in progress): to go through install() or live in "
-        "autograd",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def _outside_assignments():

@@ -14,7 +14,7 @@ from .._typing import Array
 from ..ops import _registry
 from ..ops.creation import ones_like
 from ..ops.dtypes import astype
-from . import _views, functional
+from . import _views, forward_ad, functional
 from . import graph as _graph
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
@@ -25,7 +25,8 @@ from .variable import Variable
 __all__ = [
     "Function", "FunctionCtx", "once_differentiable", "backward", "grad", "no_grad",
     "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck", "gradgradcheck",
-    "GradcheckError", "functional", "detect_anomaly", "set_detect_anomaly", "Variable",
+    "GradcheckError", "functional", "forward_ad", "detect_anomaly", "set_detect_anomaly",
+    "Variable",
 ]
 
 

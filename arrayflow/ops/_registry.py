@@ -83,9 +83,14 @@ Tensor: type = type(None)
 _record_hook = None  # autograd.graph.record: record a backward node for an op call
 _grad_enabled = bool  # autograd's grad-mode getter (no autograd: a call never records)
 _view_hook = None  # autograd._views.on_view: make a view op's output a view of its input
+# Forward mode (autograd.forward_ad): the active dual levels (a list that module owns and
+# mutates: empty means off, one truth test per call) and the call that adds tangents.
+_fw_levels: list = []
+_fw_call = None
 
 
-def install(*, tensor: type | None = None, record=None, grad_enabled=None, view=None) -> None:
+def install(*, tensor: type | None = None, record=None, grad_enabled=None, view=None,
+            forward=None) -> None:
     """The one injection point of the op layer: what the layers above it provide.
 
     Called by :mod:`arrayflow.autograd` (``record``, ``grad_enabled``, ``view``) and by
@@ -104,8 +109,13 @@ def install(*, tensor: type | None = None, record=None, grad_enabled=None, view=
         ``grad_enabled() -> bool``: whether grad mode is on in this context.
     view : callable, optional
         ``view(op, backend, base, args, kwargs, out, residuals)``: make ``out`` a view.
+    forward : tuple, optional
+        ``(levels, call)`` from :mod:`arrayflow.autograd.forward_ad`: the list of active
+        dual levels (non-empty while forward mode is on) and
+        ``call(op, args, kwargs, public)``, which runs the op and gives its outputs their
+        tangents.
     """
-    global Tensor, _record_hook, _grad_enabled, _view_hook
+    global Tensor, _record_hook, _grad_enabled, _view_hook, _fw_levels, _fw_call
     if tensor is not None:
         Tensor = tensor
         _proto._set_tensor_type(tensor)
@@ -115,6 +125,8 @@ def install(*, tensor: type | None = None, record=None, grad_enabled=None, view=
         _grad_enabled = grad_enabled
     if view is not None:
         _view_hook = view
+    if forward is not None:
+        _fw_levels, _fw_call = forward
 
 
 # The __arrayflow_function__ protocol is arrayflow._dispatch; these names are its, kept
@@ -501,9 +513,12 @@ def _seq_takes_part(seq, st) -> bool:
     return False
 
 
-def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None):
+def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None, _fw=True):
     """Run ``op_`` on ``args``; ``public`` is the function overrides see (a Tensor operator
-    passes itself, as PyTorch passes ``Tensor.__add__``); default the op."""
+    passes itself, as PyTorch passes ``Tensor.__add__``); default the op. While forward
+    mode is on, the call goes through its hook (which calls back with ``_fw=False``)."""
+    if _fw_levels and _fw:
+        return _fw_call(op_, args, kwargs, public)
     backend = None
     over = False  # an argument takes part in __arrayflow_function__ dispatch
     uargs = None

@@ -1,0 +1,394 @@
+"""Forward-mode automatic differentiation: ``arrayflow.autograd.forward_ad``.
+
+PyTorch's API (``torch.autograd.forward_ad``): inside ``with dual_level():``,
+``make_dual(primal, tangent)`` makes a dual Tensor; every op on dual Tensors computes its
+output's tangent with the op's JVP rule (``Op.jvp``, written beside its VJP in the op
+table); ``unpack_dual(t)`` returns ``(primal, tangent)``. Leaving the level drops the
+tangents.
+
+How it works
+------------
+Tangents live outside the Tensor, in one weak table per level (a Tensor with no tangent
+costs nothing; leaving a level drops its table). When a level is active, every op call
+first runs as usual (the primal), then, for each active level in which one of its
+arguments has a tangent, runs the op's JVP rule on Tensors through the ``arrayflow``
+namespace with that level *suspended*: the rule's own ops are recorded by reverse mode
+and carry the tangents of the other levels, so forward-over-reverse, reverse-over-forward
+and forward-over-forward (``arrayflow.func.jvp`` nests levels) compose.
+
+JVP rules
+---------
+``Op.jvp`` is either ``"linear"`` (the op is linear in its floating-point array arguments
+jointly: the tangent is the op applied to the tangents, zeros for arguments without one:
+``reshape``, ``sum``, ``add``, ``concat``, ``getitem`` ...) or a function
+``jvp(xp, tangents, out, *args, **kwargs)`` where ``tangents`` maps parameter names to the
+tangent of that argument (a tuple for a sequence parameter, None inside it where an
+element has none; names without a tangent are absent), ``out`` is the primal result and
+``args``/``kwargs`` the call's arguments (Tensors). It returns the output's tangent (a
+tuple for ops returning several arrays, None for an output without one).
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import weakref
+from typing import Any, NamedTuple
+
+from .._backend import use_backend
+from ..ops import _registry
+
+__all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",
+           "UnpackedDualTensor"]
+
+
+class _Tangents:
+    """Tensor -> tangent, keyed by identity (a Tensor's ``==`` is element-wise), weakly."""
+
+    __slots__ = ("_d",)
+
+    def __init__(self) -> None:
+        self._d: dict[int, tuple[weakref.ref, Any]] = {}
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+    def get(self, t):
+        e = self._d.get(id(t))
+        if e is None or e[0]() is not t:
+            return None
+        return e[1]
+
+    def __setitem__(self, t, tangent) -> None:
+        d = self._d
+        k = id(t)
+        d[k] = (weakref.ref(t, lambda _r, k=k, d=d: d.pop(k, None)), tangent)
+
+    def clear(self) -> None:
+        self._d.clear()
+
+
+class _Level:
+    __slots__ = ("id", "tangents", "suspended", "__weakref__")
+
+    def __init__(self, id_: int) -> None:
+        self.id = id_
+        self.tangents = _Tangents()
+        self.suspended = 0
+
+
+_LEVELS: list[_Level] = []  # active levels, outermost first
+_COUNTER = [0]
+
+
+def _active_level(level: int | None, fname: str) -> _Level:
+    if level is None:
+        if not _LEVELS:
+            raise RuntimeError(
+                f"arrayflow.autograd.forward_ad.{fname}: Trying to create a dual Tensor for "
+                f"forward AD but no level exists, make sure to enter_dual_level() first.")
+        return _LEVELS[-1]
+    for lv in _LEVELS:
+        if lv.id == level:
+            return lv
+    raise RuntimeError(f"arrayflow.autograd.forward_ad.{fname}: level {level} is not an "
+                       f"active dual level (active: {[lv.id for lv in _LEVELS]})")
+
+
+def _enter(nested_ok: bool) -> int:
+    if _LEVELS and not nested_ok:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    _COUNTER[0] += 1
+    _LEVELS.append(_Level(_COUNTER[0]))
+    return _COUNTER[0]
+
+
+def enter_dual_level() -> int:
+    """Enter a new forward-AD level and return its index (PyTorch's ``enter_dual_level``).
+
+    Returns
+    -------
+    int
+        The level, to pass to :func:`exit_dual_level`, :func:`make_dual` or
+        :func:`unpack_dual`.
+
+    Raises
+    ------
+    RuntimeError
+        If a level is already active: as in PyTorch, ``forward_ad`` levels do not nest
+        (``arrayflow.func.jvp`` nests its own).
+    """
+    return _enter(nested_ok=False)
+
+
+def exit_dual_level(*, level: int | None = None) -> None:
+    """Leave the innermost level (it must be ``level`` when given); its tangents are dropped.
+
+    Raises
+    ------
+    RuntimeError
+        If no level is active, or ``level`` is not the innermost one.
+    """
+    if not _LEVELS or (level is not None and _LEVELS[-1].id != level):
+        raise RuntimeError(
+            f"arrayflow.autograd.forward_ad.exit_dual_level: level {level} is not the "
+            f"innermost active level (active: {[lv.id for lv in _LEVELS]})")
+    lv = _LEVELS.pop()
+    lv.tangents.clear()
+
+
+class dual_level:
+    """Context manager: a forward-AD level for its block (PyTorch's ``dual_level``).
+
+    ``__enter__`` returns the level index; leaving the block drops every tangent made in it.
+    Also usable as a decorator.
+
+    Examples
+    --------
+    >>> import arrayflow as af
+    >>> import arrayflow.autograd.forward_ad as fwAD
+    >>> with fwAD.dual_level():
+    ...     y = af.exp(fwAD.make_dual(af.asarray([0.0, 1.0]), af.asarray([1.0, 1.0])))
+    ...     primal, tangent = fwAD.unpack_dual(y)
+    """
+
+    def __init__(self) -> None:
+        self._level: int | None = None
+
+    def __enter__(self) -> int:
+        self._level = enter_dual_level()
+        return self._level
+
+    def __exit__(self, *exc: object) -> None:
+        exit_dual_level(level=self._level)
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with dual_level():
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class UnpackedDualTensor(NamedTuple):
+    """``(primal, tangent)`` of a dual Tensor; ``tangent`` is None for a plain Tensor."""
+
+    primal: Any
+    tangent: Any
+
+
+def _is_floating(t) -> bool:
+    return t.dtype.kind in ("real floating", "complex floating")
+
+
+def _check_tangent(fname: str, primal, tangent) -> None:
+    Tensor = _registry.Tensor
+    if not isinstance(primal, Tensor):
+        raise TypeError(f"arrayflow.autograd.forward_ad.{fname}: expected primal to be a "
+                        f"Tensor, got {type(primal).__name__}")
+    if not isinstance(tangent, Tensor):
+        raise TypeError(f"arrayflow.autograd.forward_ad.{fname}: expected tangent to be a "
+                        f"Tensor, got {type(tangent).__name__}")
+    if not _is_floating(primal):
+        raise ValueError(f"Expected primal to be floating point or complex, but got: "
+                         f"{primal.dtype}")
+    if not _is_floating(tangent):
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: "
+                         f"{tangent.dtype}")
+    if tuple(tangent.shape) != tuple(primal.shape):
+        raise RuntimeError(
+            f"Trying to set a forward gradient that has a different size than that of the "
+            f"original Tensor, this is not supported. Tensor is of size "
+            f"{list(primal.shape)} while the given forward gradient is of size "
+            f"{list(tangent.shape)}.")
+    if tangent._backend.name != primal._backend.name:
+        raise RuntimeError(
+            f"arrayflow.autograd.forward_ad.{fname}: the tangent lives on backend "
+            f"{tangent._backend.name!r} and the primal on {primal._backend.name!r}; move one "
+            f"first (tangent.to({primal._backend.name!r}))")
+
+
+def make_dual(tensor, tangent, *, level: int | None = None):
+    """A dual Tensor: a view of ``tensor`` carrying ``tangent`` at ``level``.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        The primal, floating-point or complex. The result is a view of it (it shares its
+        storage and reverse-mode history: gradients flow back to ``tensor``).
+    tangent : Tensor
+        Same shape and backend as ``tensor``; cast to ``tensor``'s dtype when they differ
+        (as PyTorch).
+    level : int, optional
+        Default: the innermost active level.
+
+    Returns
+    -------
+    Tensor
+        The dual Tensor.
+
+    Raises
+    ------
+    RuntimeError
+        No active level (PyTorch's message); shapes or backends that differ.
+    ValueError
+        A primal or tangent that is not floating-point or complex (PyTorch's message).
+    TypeError
+        Arguments that are not Tensors.
+    """
+    lv = _active_level(level, "make_dual")
+    _check_tangent("make_dual", tensor, tangent)
+    if tangent.dtype != tensor.dtype:
+        tangent = sys.modules["arrayflow"].astype(tangent, tensor.dtype)
+    lv.suspended += 1
+    try:
+        dual = tensor[...]  # a view: shares storage and the reverse-mode graph
+    finally:
+        lv.suspended -= 1
+    lv.tangents[dual] = tangent
+    return dual
+
+
+def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
+    """``(primal, tangent)`` of ``tensor`` at ``level`` (default: the innermost level).
+
+    Returns
+    -------
+    UnpackedDualTensor
+        ``primal`` is a view of ``tensor`` without this level's tangent (``tensor`` itself
+        when it has none); ``tangent`` is None when ``tensor`` is not dual at ``level`` or no
+        level is active (PyTorch).
+    """
+    if not _LEVELS:
+        return UnpackedDualTensor(tensor, None)
+    lv = _active_level(level, "unpack_dual")
+    tangent = lv.tangents.get(tensor) if isinstance(tensor, _registry.Tensor) else None
+    if tangent is None:
+        return UnpackedDualTensor(tensor, None)
+    lv.suspended += 1
+    try:
+        primal = tensor[...]
+    finally:
+        lv.suspended -= 1
+    return UnpackedDualTensor(primal, tangent)
+
+
+# --- the dispatch hook ------------------------------------------------------------------------
+
+def _tangent(lv: _Level, a):
+    Tensor = _registry.Tensor
+    if isinstance(a, Tensor):
+        return lv.tangents.get(a)
+    if type(a) in (list, tuple):
+        ts = tuple(lv.tangents.get(e) if isinstance(e, Tensor) else None for e in a)
+        return ts if any(t is not None for t in ts) else None
+    return None
+
+
+def _levels_with_tangents(args, kwargs) -> list[_Level]:
+    out = []
+    for lv in _LEVELS:
+        if lv.suspended or not len(lv.tangents):
+            continue
+        if any(_tangent(lv, a) is not None for a in args) or (
+                kwargs and any(_tangent(lv, v) is not None for v in kwargs.values())):
+            out.append(lv)
+    return out
+
+
+def call(op_, args: tuple, kwargs: dict, public):
+    """Run ``op_`` and give its outputs their tangents (the op layer's forward hook)."""
+    levels = _levels_with_tangents(args, kwargs)
+    out = _registry._dispatch(op_, args, kwargs, public, False)
+    if not levels or not op_.differentiable:
+        return out
+    name = getattr(public, "name", None) or op_.name
+    if op_.jvp is None:
+        raise NotImplementedError(
+            f"arrayflow.{name}: no forward-mode AD rule (JVP) for this op; forward mode "
+            f"(arrayflow.autograd.forward_ad, arrayflow.func.jvp/jacfwd) cannot go through it")
+    bound = op_.__signature__.bind(*args, **kwargs).arguments
+    for lv in levels:
+        tangents = {}
+        for pname, value in bound.items():
+            t = _tangent(lv, value)
+            if t is not None:
+                tangents[pname] = t
+        lv.suspended += 1
+        try:
+            t_out = _run_rule(op_, tangents, out, args, kwargs, bound)
+        finally:
+            lv.suspended -= 1
+        _attach(lv, name, out, t_out)
+    return out
+
+
+def _backend_of(out):
+    Tensor = _registry.Tensor
+    for o in (out if isinstance(out, tuple) else (out,)):
+        if isinstance(o, Tensor):
+            return o._backend
+    return None
+
+
+def _run_rule(op_, tangents, out, args, kwargs, bound):
+    af = sys.modules["arrayflow"]
+    backend = _backend_of(out)
+    with use_backend(backend):
+        if op_.jvp == "linear":
+            return _linear(op_, af, tangents, args, kwargs, bound)
+        return op_.jvp(af, tangents, out, *args, **kwargs)
+
+
+def _linear(op_, af, tangents, args, kwargs, bound):
+    """The op applied to the tangents (zeros for floating arguments without one)."""
+    Tensor = _registry.Tensor
+
+    def sub(value, t):
+        if isinstance(value, Tensor):
+            if t is not None:
+                return t
+            return af.zeros_like(value) if _is_floating(value) else value
+        if type(value) in (list, tuple):
+            ts = t if t is not None else (None,) * len(value)
+            return type(value)(sub(v, e) for v, e in zip(value, ts))
+        return value
+
+    sig = op_.__signature__
+    new = {n: sub(v, tangents.get(n)) for n, v in bound.items()}
+    ba = inspect.BoundArguments(sig, new)
+    return op_(*ba.args, **ba.kwargs)
+
+
+def _attach(lv: _Level, name: str, out, t_out) -> None:
+    Tensor = _registry.Tensor
+    outs = out if isinstance(out, tuple) else (out,)
+    touts = t_out if isinstance(out, tuple) else (t_out,)
+    if len(touts) != len(outs):
+        raise RuntimeError(f"arrayflow.{name}: the JVP rule returned {len(touts)} tangents "
+                           f"for {len(outs)} outputs")
+    af = sys.modules["arrayflow"]
+    for o, t in zip(outs, touts):
+        if t is None or not isinstance(o, Tensor) or not _is_floating(o):
+            continue
+        if tuple(t.shape) != tuple(o.shape):
+            if af.broadcast_shapes(tuple(t.shape), tuple(o.shape)) == tuple(o.shape):
+                t = af.broadcast_to(t, o.shape)
+            else:
+                raise RuntimeError(
+                    f"arrayflow.{name}: the JVP rule returned a tangent of shape "
+                    f"{tuple(t.shape)} for an output of shape {tuple(o.shape)}")
+        if t.dtype != o.dtype:
+            if _is_complex(t) and not _is_complex(o):
+                t = af.real(t)
+            t = af.astype(t, o.dtype)
+        lv.tangents[o] = t
+
+
+def _is_complex(t) -> bool:
+    return sys.modules["arrayflow"].isdtype(t.dtype, "complex floating")
+
+
+_registry.install(forward=(_LEVELS, call))
