@@ -315,7 +315,7 @@ class Tensor:
 
     # --- fields ----------------------------------------------------------------
     @property
-    def array(self):
+    def array(self) -> Any:
         """The wrapped backend array."""
         return self._cell.array
 
@@ -366,7 +366,7 @@ class Tensor:
         return self
 
     @property
-    def grad(self):
+    def grad(self) -> Tensor | None:
         """The accumulated gradient (a Tensor of this Tensor's shape, dtype and backend) or
         None.
 
@@ -398,7 +398,7 @@ class Tensor:
         return g
 
     @grad.setter
-    def grad(self, value) -> None:
+    def grad(self, value: Tensor | None) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(
@@ -576,7 +576,7 @@ class Tensor:
         return self._backend.arrayflow_dtype(self._cell.array.dtype)
 
     @property
-    def device(self):
+    def device(self) -> Any:
         """The backend's device object for this Tensor."""
         import array_api_compat
 

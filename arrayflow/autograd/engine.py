@@ -16,7 +16,7 @@ import threading
 
 from ..ops.dtypes import astype
 from . import graph as _graph
-from ._hook_check import check_hook_grad
+from ._hook_check import check_hook_grad, hook_name
 from .grad_mode import _enabled
 
 __all__ = ["run_backward"]
@@ -156,8 +156,8 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
             if node._trace is not None:
                 _check_anomaly(node, in_grads)
             if node._hooks:
-                for hook in node._hooks:
-                    hook(tuple(in_grads), tuple(grads))
+                in_grads = _run_node_hooks(node, in_grads, grads,
+                                           backend_of.get(node) or _backend(node), create_graph)
             if not retain_graph:
                 node._release()
             for (nxt, nr), g in zip(node._edges, in_grads):
@@ -229,6 +229,34 @@ def _run_hook(hook, g, backend, create_graph):
         return gt if create_graph else gt._cell.array
     check_hook_grad(hook, new, gt.shape, gt.dtype, backend, "Tensor.register_hook")
     return new if create_graph else _raw(new)
+
+
+def _run_node_hooks(node, in_grads, grads, backend, create_graph):
+    """Call ``node``'s hooks as ``hook(grad_inputs, grad_outputs)``, with Tensors (None where
+    there is no gradient), as PyTorch's ``Node.register_hook``: a returned tuple replaces
+    ``grad_inputs`` (same length; each gradient of the replaced one's shape, dtype and
+    backend, or None to drop it), None keeps them. Returns the gradients for the edges."""
+    gin = [None if g is None else _as_tensor(g, backend) for g in in_grads]
+    gout = tuple(None if g is None else _as_tensor(g, backend) for g in grads)
+    for hook in list(node._hooks):
+        new = hook(tuple(gin), gout)
+        if new is None:
+            continue
+        if not isinstance(new, tuple):
+            raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+        if len(new) != len(gin):
+            raise RuntimeError(
+                f"hook '{hook_name(hook)}' has returned an incorrect number of values (got "
+                f"{len(new)}, but expected {len(gin)})")
+        for i, (old, v) in enumerate(zip(gin, new)):
+            if v is None:
+                continue
+            if old is None:
+                raise RuntimeError("can't replace a None gradient with a non-None value")
+            check_hook_grad(hook, v, old.shape, old.dtype, backend,
+                            f"Node.register_hook: grad_inputs[{i}]")
+        gin = list(new)
+    return [g if g is None or create_graph else _raw(g) for g in gin]
 
 
 _grad_lock = threading.Lock()

@@ -60,8 +60,20 @@ class Node:
     def next_functions(self) -> tuple:
         return tuple(self._edges)
 
-    def register_hook(self, fn):
-        """Run ``fn(grad_inputs, grad_outputs)`` after this node computes (PyTorch ``Node``)."""
+    def register_hook(self, fn: Callable[..., Any]) -> _RemovableHandle:
+        """Run ``fn(grad_inputs, grad_outputs)`` after this node computes (PyTorch ``Node``).
+
+        Parameters
+        ----------
+        fn : callable
+            Called as ``fn(grad_inputs, grad_outputs)``; may return replacement
+            ``grad_inputs``.
+
+        Returns
+        -------
+        RemovableHandle
+            Its ``remove()`` unregisters the hook.
+        """
         if self._hooks is None:
             self._hooks = []
         self._hooks.append(fn)

@@ -333,7 +333,7 @@ class Module:
         raise NotImplementedError(
             f"Module [{type(self).__name__}] is missing the required \"forward\" function")
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         for hid, hook in list(self._forward_pre_hooks.items()):
             if hid in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)

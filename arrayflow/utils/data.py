@@ -98,7 +98,7 @@ class TensorDataset(Dataset):
         return int(self.tensors[0].shape[0])
 
     @property
-    def backend(self):
+    def backend(self) -> _backend.Backend:
         """The backend of the dataset's Tensors."""
         return self.tensors[0].backend
 
