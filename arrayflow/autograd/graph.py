@@ -17,6 +17,8 @@ import itertools
 import sys
 import traceback
 import weakref
+from collections.abc import Callable
+from typing import Any
 
 from .._backend import use_backend
 from ..ops import _registry
