@@ -112,6 +112,5 @@ from ._serialize import CheckpointError, load, save  # noqa: E402
 from .ops.special import erf  # noqa: E402
 
 # isort: split
-from . import cuda, utils  # noqa: E402
-from . import func  # noqa: E402
+from . import cuda, func, utils  # noqa: E402
 
