@@ -8,6 +8,8 @@ installed"``, ``"no CUDA device"``), never a CUDA traceback inside an op.
 
 from __future__ import annotations
 
+from typing import Any
+
 from arrayflow.plugin import Backend
 
 __all__ = ["CupyBackend"]
@@ -22,7 +24,7 @@ class CupyBackend(Backend):
     host_accessible = False
     device_type = "cuda"  # af.device("cuda"), t.cuda(), af.cuda.is_available() find it
 
-    def unusable_reason(self):
+    def unusable_reason(self) -> str | None:
         import importlib.util
 
         if importlib.util.find_spec("cupy") is None:
@@ -37,26 +39,26 @@ class CupyBackend(Backend):
             return "no CUDA device"
         return None
 
-    def load_namespace(self):
+    def load_namespace(self) -> Any:
         import array_api_compat.cupy as xp
 
         return xp
 
-    def dtype_from_name(self, name):
+    def dtype_from_name(self, name: str) -> Any:
         import numpy as np
 
         return np.dtype(name)
 
-    def is_array(self, obj):
+    def is_array(self, obj: Any) -> bool:
         cp = __import__("sys").modules.get("cupy")
         return cp is not None and isinstance(obj, cp.ndarray)
 
-    def to_host(self, array):
+    def to_host(self, array: Any) -> Any:
         import cupy
 
         return cupy.asnumpy(array)
 
-    def from_host(self, array, *, device=None):
+    def from_host(self, array: Any, *, device: Any = None) -> Any:
         import cupy
 
         if device is None:
@@ -64,18 +66,19 @@ class CupyBackend(Backend):
         with device:
             return cupy.asarray(array)
 
-    def materialize(self, *arrays):
+    def materialize(self, *arrays: Any) -> tuple:
         import cupy
 
         cupy.cuda.get_current_stream().synchronize()
         return arrays
 
-    def make_generator(self, seed):
+    def make_generator(self, seed: int | None) -> Any:
         import cupy
 
         return cupy.random.default_rng(seed)
 
-    def random(self, kind, shape, *, dtype, device=None, **params):
+    def random(self, kind: str, shape: tuple, *, dtype: Any, device: Any = None,
+               **params: Any) -> Any:
         import cupy
 
         rng = self.generator

@@ -7,6 +7,8 @@ Nothing here computes unless asked (``to_host``, ``compute``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from arrayflow.plugin import Backend
 
 __all__ = ["DaskBackend"]
@@ -21,32 +23,32 @@ class DaskBackend(Backend):
     host_accessible = True
 
     @property
-    def chunks(self):
+    def chunks(self) -> Any:
         return self.options.get("chunks", "auto")
 
-    def load_namespace(self):
+    def load_namespace(self) -> Any:
         import array_api_compat.dask.array as compat
 
         ns = _patched_namespace(compat)
         ns.repeat = _repeat(compat.repeat)
         return ns
 
-    def dtype_from_name(self, name):
+    def dtype_from_name(self, name: str) -> Any:
         import numpy as np
 
         return np.dtype(name)
 
-    def is_array(self, obj):
+    def is_array(self, obj: Any) -> bool:
         da = __import__("sys").modules.get("dask.array")
         return da is not None and isinstance(obj, da.Array)
 
-    def getitem(self, array, key):
+    def getitem(self, array: Any, key: Any) -> Any:
         """``array[key]``, also with several integer arrays (see ``_indexing``)."""
         from ._indexing import getitem
 
         return getitem(array, key)
 
-    def check_values(self, array, ok, error):
+    def check_values(self, array: Any, ok: Any, error: Any) -> Any:
         """``array`` with the check in the graph: computing it raises ``error`` where an
         element fails ``ok`` (block by block; nothing is computed now). Concrete
         (NumPy) arrays are checked now."""
@@ -63,20 +65,20 @@ class DaskBackend(Backend):
             return check(npx.asarray(array))
         return array.map_blocks(check, dtype=array.dtype, meta=array._meta)
 
-    def to_host(self, array):
+    def to_host(self, array: Any) -> Any:
         import numpy as np
 
         return np.asarray(array.compute() if hasattr(array, "compute") else array)
 
-    def from_host(self, array, *, device=None):
+    def from_host(self, array: Any, *, device: Any = None) -> Any:
         import dask.array as da
 
         return da.from_array(array, chunks=self.chunks)
 
-    def chunks_of(self, array):
+    def chunks_of(self, array: Any) -> tuple:
         return tuple(tuple(None if c != c else int(c) for c in axis) for axis in array.chunks)
 
-    def rechunk(self, array, chunks=None):
+    def rechunk(self, array: Any, chunks: Any = None) -> Any:
         """``array.rechunk(chunks)``; ``chunks=None`` applies the ``chunks`` option, if set.
 
         Returns ``array`` itself when it already has that chunking.
@@ -91,28 +93,28 @@ class DaskBackend(Backend):
                                   previous_chunks=array.chunks)
         return array if target == array.chunks else array.rechunk(target)
 
-    def resolve_shape(self, array):
+    def resolve_shape(self, array: Any) -> Any:
         """Dask's ``compute_chunk_sizes``: computes ``array`` once to learn its chunk sizes."""
         return array.compute_chunk_sizes()
 
-    def materialize(self, *arrays):
+    def materialize(self, *arrays: Any) -> tuple:
         import dask
 
         return dask.persist(*arrays)
 
-    def compute(self, *arrays):
+    def compute(self, *arrays: Any) -> tuple:
         """``dask.compute`` (one execution for all), results as NumPy arrays (0-d for scalars)."""
         import dask
         import numpy as np
 
         return tuple(np.asarray(a) for a in dask.compute(*arrays))
 
-    def make_generator(self, seed):
+    def make_generator(self, seed: int | None) -> Any:
         import dask.array as da
 
         return da.random.default_rng(seed)
 
-    def get_rng_state(self):
+    def get_rng_state(self) -> Any:
         """The PCG64 state and its SeedSequence (Dask spawns one child per block from
         it), JSON-compatible."""
         import copy
@@ -124,7 +126,7 @@ class DaskBackend(Backend):
                              "pool_size": ss.pool_size,
                              "n_children_spawned": ss.n_children_spawned}}
 
-    def set_rng_state(self, state):
+    def set_rng_state(self, state: Any) -> None:
         import dask.array as da
         import numpy as np
 
@@ -141,7 +143,8 @@ class DaskBackend(Backend):
                              f"get_rng_state() ({type(e).__name__}: {e})") from None
         self._rng = da.random.Generator(pcg64_from_state(bits, "dask", seq))
 
-    def random(self, kind, shape, *, dtype, device=None, chunks=None, **params):
+    def random(self, kind: str, shape: tuple, *, dtype: Any, device: Any = None, chunks: Any = None,
+               **params: Any) -> Any:
         rng = self.generator
         if chunks is None:
             chunks = self.chunks
@@ -167,7 +170,7 @@ class DaskBackend(Backend):
             raise ValueError(f"random: unknown kind {kind!r}")
         return out.astype(dtype)
 
-    def format_array(self, array):
+    def format_array(self, array: Any) -> str:
         chunks = str(tuple(tuple(c) for c in array.chunks))
         if len(chunks) > 60:  # many blocks: the block size and count say enough
             chunks = f"{tuple(array.chunksize)} x {tuple(array.numblocks)} blocks"

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import Any
 
 __all__ = ["getitem"]
 
@@ -51,7 +52,7 @@ def _is_lazy(k):
     return type(k).__module__.split(".")[0] == "dask"
 
 
-def getitem(array, key):
+def getitem(array: Any, key: Any) -> Any:
     """``array[key]`` with the standard's semantics for integer-array indices.
 
     Parameters

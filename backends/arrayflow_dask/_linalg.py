@@ -28,7 +28,7 @@ graph.
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 __all__ = ["EigResult", "patch_linalg"]
 
@@ -199,7 +199,7 @@ def _dask_qr_applies(x):
     return nr == 1 and x.chunks[0][0] <= x.chunks[1][0]  # short-and-fat (sfqr)
 
 
-def patch_linalg(la, compat):
+def patch_linalg(la: Any, compat: Any) -> None:
     """Install the batched and missing ``linalg`` functions into the namespace copy ``la``.
 
     Parameters

@@ -6,12 +6,14 @@ array-api-compat's NumPy namespace; NumPy is imported on first use only.
 
 from __future__ import annotations
 
+from typing import Any
+
 from arrayflow.plugin import Backend
 
 __all__ = ["NumpyBackend", "HostRandomMixin"]
 
 
-def pcg64_from_state(state, backend: str, seed_seq=None):
+def pcg64_from_state(state: Any, backend: str, seed_seq: Any = None) -> Any:
     """A NumPy ``PCG64`` set to ``state`` (a ``bit_generator.state`` dict), checked.
 
     Raises
@@ -40,24 +42,25 @@ class HostRandomMixin:
     The same seed gives the same numbers on every backend using this mixin.
     """
 
-    def make_generator(self, seed):
+    def make_generator(self, seed: int | None) -> Any:
         import numpy as np
 
         return np.random.default_rng(seed)
 
-    def get_rng_state(self):
+    def get_rng_state(self) -> Any:
         """``{"bit_generator": "PCG64", "state": {...}, ...}``: NumPy's bit-generator
         state (JSON-compatible)."""
         import copy
 
         return copy.deepcopy(self.generator.bit_generator.state)
 
-    def set_rng_state(self, state):
+    def set_rng_state(self, state: Any) -> None:
         import numpy as np
 
         self._rng = np.random.Generator(pcg64_from_state(state, self.name))
 
-    def random(self, kind, shape, *, dtype, device=None, **params):
+    def random(self, kind: str, shape: tuple, *, dtype: Any, device: Any = None,
+               **params: Any) -> Any:
         import numpy as np
 
         rng = self.generator
@@ -87,26 +90,26 @@ class NumpyBackend(HostRandomMixin, Backend):
     host_accessible = True
     host = True  # serves host round trips, finite differences, computed results
 
-    def load_namespace(self):
+    def load_namespace(self) -> Any:
         import array_api_compat.numpy as xp
 
         return xp
 
-    def dtype_from_name(self, name):
+    def dtype_from_name(self, name: str) -> Any:
         import numpy as np
 
         return np.dtype(name)
 
-    def is_array(self, obj):
+    def is_array(self, obj: Any) -> bool:
         np = __import__("sys").modules.get("numpy")
         return np is not None and isinstance(obj, (np.ndarray, np.generic))
 
-    def to_host(self, array):
+    def to_host(self, array: Any) -> Any:
         import numpy as np
 
         return np.asarray(array)
 
-    def python_scalar(self, obj):
+    def python_scalar(self, obj: Any) -> bool | int | float | complex | None:
         """``np.float64(2)`` -> ``2.0`` (NumPy scalars, not 0-d arrays); else None."""
         np = __import__("sys").modules.get("numpy")
         if np is not None and isinstance(obj, np.generic) and not isinstance(
@@ -114,6 +117,6 @@ class NumpyBackend(HostRandomMixin, Backend):
             return obj.item()
         return None
 
-    def from_host(self, array, *, device=None):
+    def from_host(self, array: Any, *, device: Any = None) -> Any:
         return array
 

@@ -7,6 +7,8 @@ Registered through the ``arrayflow.backends`` entry point ``strict``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from arrayflow.plugin import Backend
 from arrayflow_numpy import HostRandomMixin
 
@@ -22,17 +24,17 @@ class StrictBackend(HostRandomMixin, Backend):
     host_accessible = True
     integer_array_setitem = False  # the standard has no integer-array __setitem__
 
-    def load_namespace(self):
+    def load_namespace(self) -> Any:
         import array_api_strict as xp
 
         xp.set_array_api_strict_flags(api_version="2025.12")
         return xp
 
-    def is_array(self, obj):
+    def is_array(self, obj: Any) -> bool:
         xp = __import__("sys").modules.get("array_api_strict")
         return xp is not None and isinstance(obj, xp._array_object.Array)
 
-    def getitem(self, array, key):
+    def getitem(self, array: Any, key: Any) -> Any:
         """``array[key]``; integer arrays mixed with slices, ``...`` or None (which
         array_api_strict refuses: the standard allows them only with integers) are
         gathered with standard functions (``arrayflow.ops.manipulation.gather_key``)."""
@@ -58,12 +60,12 @@ class StrictBackend(HostRandomMixin, Backend):
             return gather_key(xp, array, key)
         return array[key]
 
-    def to_host(self, array):
+    def to_host(self, array: Any) -> Any:
         import numpy as np
 
         return np.asarray(array)
 
-    def from_host(self, array, *, device=None):
+    def from_host(self, array: Any, *, device: Any = None) -> Any:
         if device is None:
             return self.xp.asarray(array)
         return self.xp.asarray(array, device=device)
