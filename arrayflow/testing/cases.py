@@ -197,7 +197,7 @@ def default_tolerance(dtype_name: str) -> Tolerance | None:
 
 # --- conversion and evaluation ----------------------------------------------------------------
 
-def to_arrayflow(obj):
+def to_arrayflow(obj: Any) -> Any:
     """Replace NumPy arrays by Tensors of the current backend, dtype markers by arrayflow dtypes."""
     import arrayflow as af
 
@@ -215,7 +215,7 @@ def to_arrayflow(obj):
     return obj
 
 
-def tensors_in(result) -> list:
+def tensors_in(result: Any) -> list:
     """The Tensors in an op's result (a Tensor, or nested tuples/lists of them), in order."""
     from ..tensor import Tensor
 
@@ -226,7 +226,7 @@ def tensors_in(result) -> list:
     return []
 
 
-def to_numpy(obj):
+def to_numpy(obj: Any) -> Any:
     """The reference's view of the same inputs: copies of arrays, NumPy dtypes."""
     ndarray = np.ndarray
     if isinstance(obj, Raw):
@@ -318,7 +318,7 @@ def _close(case, got, exp, where):
                                    err_msg=where, strict=True)
 
 
-def assert_matches(case: OpCase, result, expected) -> None:
+def assert_matches(case: OpCase, result: Any, expected: Any) -> None:
     """Assert that ``result`` (arrayflow) equals ``expected`` (NumPy) for ``case``.
 
     Compares structure (named tuple fields), dtype names, shapes, and, unless
@@ -1245,7 +1245,7 @@ def cases_for(name: str) -> list[OpCase]:
     return [c for c in CASES if c.op == name]
 
 
-def missing_ops(ops=None) -> list[str]:
+def missing_ops(ops: Any = None) -> list[str]:
     """Names of ops (default: every op in :data:`arrayflow.ops.OPS`) without a case."""
     if ops is None:
         from arrayflow.ops import OPS

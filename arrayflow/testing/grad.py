@@ -23,6 +23,9 @@ Typical use::
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
 from .cases import CASES, OpCase, to_arrayflow, to_numpy
 
 __all__ = ["AT_A_KINK", "GRAD_CASES", "SYMMETRIC_INPUT", "build", "is_grad_case", "vjp"]
@@ -80,7 +83,7 @@ def is_grad_case(case: OpCase) -> bool:
 class LazyCases:
     """A sequence of cases computed (with NumPy) on first use: ``build()`` gives them."""
 
-    def __init__(self, build, name: str) -> None:
+    def __init__(self, build: Callable[[], Iterable], name: str) -> None:
         self._build = build
         self._name = name
         self._cases: tuple[OpCase, ...] | None = None
@@ -107,7 +110,7 @@ GRAD_CASES = LazyCases(lambda: (c for c in CASES if is_grad_case(c)), "GRAD_CASE
 """The cases of :data:`arrayflow.testing.CASES` selected by :func:`is_grad_case` (a sequence)."""
 
 
-def build(case: OpCase, seed: int = 0, *, sample=None):
+def build(case: OpCase, seed: int = 0, *, sample: Any = None) -> Any:
     """Turn ``case`` into a function of its float64 array inputs.
 
     Parameters
@@ -163,7 +166,7 @@ def build(case: OpCase, seed: int = 0, *, sample=None):
     return fn, tuple(leaves)
 
 
-def vjp(case: OpCase, seed: int = 0, *, sample=None, check=None):
+def vjp(case: OpCase, seed: int = 0, *, sample: Any = None, check: Any = None) -> Any:
     """The vector-Jacobian product of ``case`` on the current backend, as NumPy arrays.
 
     The cotangent of every output is ``0.5`` everywhere, so two backends can be

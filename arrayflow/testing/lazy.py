@@ -8,6 +8,8 @@ the block raises :class:`AssertionError`.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
+from typing import Any
 
 __all__ = ["forbid_compute"]
 
@@ -28,7 +30,7 @@ def _backend(backend):
 
 
 @contextlib.contextmanager
-def forbid_compute(backend):
+def forbid_compute(backend: str | Any) -> Iterator[None]:
     """Fail if a lazy backend computes inside the block; a no-op on eager backends.
 
     Parameters

@@ -555,7 +555,7 @@ DIFFERENCES: dict[str, str] = {
 
 # --- conversion and comparison --------------------------------------------------------------
 
-def to_torch(obj):
+def to_torch(obj: Any) -> Any:
     """The case's NumPy-level inputs as torch's: arrays -> tensors (copies), dtypes -> torch's."""
     if isinstance(obj, Raw):
         return obj.value
@@ -570,7 +570,7 @@ def to_torch(obj):
     return obj
 
 
-def torch_dtype_name(dtype) -> str:
+def torch_dtype_name(dtype: Any) -> str:
     """``torch.float32`` -> ``"float32"``."""
     return str(dtype).removeprefix("torch.")
 
@@ -598,7 +598,7 @@ def _host(x):
     return x
 
 
-def assert_same(got, want, where: str, case: OpCase | None = None, *, values: bool = True,
+def assert_same(got: Any, want: Any, where: str, case: OpCase | None = None, *, values: bool = True,
                 scale: float = 1.0) -> None:
     """Assert arrayflow's ``got`` equals torch's ``want``: structure, dtype, shape, values.
 
