@@ -87,6 +87,56 @@ def _check_phase_invariance(xp, im, where, what, term="quantity"):
         raise RuntimeError(f"{where}: " + _PHASE.format(what=what, term=term))
 
 
+# --- helpers shared by JVPs (forward mode; ``xp`` is the arrayflow namespace) -------------
+
+def _re(xp, a):
+    """Real part of a complex ``a``; a real one as is."""
+    return xp.real(a) if _is_complex(xp, a) else a
+
+
+def _eye_like(xp, n, a):
+    return xp.eye(n, dtype=a.dtype)
+
+
+def _diag_embed(xp, d, dtype):
+    """``d`` of shape ``(..., k)`` on the diagonal of ``(..., k, k)`` matrices of ``dtype``."""
+    return xp.expand_dims(xp.astype(d, dtype), axis=-1) * xp.eye(d.shape[-1], dtype=dtype)
+
+
+def _offdiag_div(xp, num, den):
+    """``num / den`` off the diagonal, 0 on it (``den`` is 0 there)."""
+    eye = _eye_like(xp, den.shape[-1], den)
+    return num * ((1 - eye) / (den + eye))
+
+
+def _bilinear_jvp(fn):
+    """JVP of an op bilinear in ``x1`` and ``x2``: ``fn(dx1, x2) + fn(x1, dx2)``, each
+    product only when that tangent exists (``fn`` is the op itself, keywords passed on)."""
+    def rule(xp, t, out, x1, x2, **kwargs):
+        parts = []
+        if "x1" in t:
+            parts.append(fn(t["x1"], x2, **kwargs))
+        if "x2" in t:
+            parts.append(fn(x1, t["x2"], **kwargs))
+        return parts[0] if len(parts) == 1 else parts[0] + parts[1]
+    return rule
+
+
+def _amaxamin_jvp(xp, v, dv, result, axis):
+    """PyTorch's ``amaxamin_jvp`` (``result = amax/amin(v, axis, keepdims=True)``): the
+    tangent of the selected elements, averaged over ties."""
+    mask = xp.astype(v == result, dv.dtype)
+    return (xp.sum(mask * dv, axis=axis, keepdims=True)
+            / xp.sum(mask, axis=axis, keepdims=True))
+
+
+def _svdvals_jvp(xp, x, dx):
+    """``dS = Re(diag(U^H dA V))`` from the reduced SVD (PyTorch's ``linalg_svd_jvp``)."""
+    U, _, Vh = xp.linalg.svd(x, full_matrices=False)
+    dP = xp.matmul(xp.matmul(_mH(xp, U), dx), _mH(xp, Vh))
+    return _re(xp, xp.linalg.diagonal(dP))
+
+
 def _tensordot_axes(axes, na, nb):
     if isinstance(axes, int):
         return list(range(na - axes, na)), list(range(axes))
@@ -251,8 +301,12 @@ def _matmul_vjp(xp, res, g, needs=(0, 1)):
     return ga, gb
 
 
+matmul.defjvp(_bilinear_jvp(matmul))
+
+
+
 @op("matrix_transpose", section="linear_algebra", dtypes="any", torch_name=None,
-    complex_ok=True)
+    complex_ok=True, jvp="linear")
 def matrix_transpose(xp, x: Array, /):
     """Swap the last two dimensions of ``x`` (``x.mT``).
 
@@ -343,6 +397,10 @@ def _tensordot_vjp(xp, res, g):
     return ga, gb
 
 
+tensordot.defjvp(_bilinear_jvp(tensordot))
+
+
+
 @op("vecdot", section="linear_algebra", dtypes="floating", promote=("x1", "x2"),
     mixed_kinds="raise", torch_name="linalg.vecdot", complex_ok=True)
 def vecdot(xp, x1: Array, x2: Array, /, *, axis: int = -1):
@@ -388,6 +446,11 @@ def _vecdot_vjp(xp, res, g):
     # y = sum(conj(a) * b): antiholomorphic in a (conj(g) * b), holomorphic in b (g * a).
     ge = xp.expand_dims(g, axis=axis)  # the standard's axis is negative
     return _sum_to(xp, _cj(xp, ge) * b, a.shape), _sum_to(xp, ge * a, b.shape)
+
+
+# conj(x1) is R-linear in x1, so the product rule holds as is: vecdot(dx1, x2) + vecdot(x1, dx2).
+vecdot.defjvp(_bilinear_jvp(vecdot))
+
 
 
 # --- Linear Algebra Extension (arrayflow.linalg) --------------------------------------------
@@ -436,6 +499,19 @@ def _cholesky_vjp(xp, res, g):
     P = 0.5 * (P + _mH(xp, xp.tril(P, k=-1)))
     Linv = xp.linalg.inv(L)
     return (xp.matmul(xp.matmul(_mH(xp, Linv), P), Linv),)
+
+
+@cholesky.defjvp
+def _cholesky_jvp(xp, t, out, x, /, *, upper=False):
+    # PyTorch's cholesky_jvp: dL = L phi(L^{-1} dA L^{-H}), phi(X) = tril(X) - diag(X) / 2
+    # (dA Hermitian, as the input).
+    L = _mH(xp, out) if upper else out
+    Linv = xp.linalg.inv(L)
+    X = xp.matmul(xp.matmul(Linv, t["x"]), _mH(xp, Linv))
+    X = xp.tril(X) - 0.5 * X * _eye_like(xp, X.shape[-1], X)
+    dL = xp.matmul(L, X)
+    return _mH(xp, dL) if upper else dL
+
 
 
 @op("linalg.cross", module=_L, section="linalg", dtypes="numeric", promote=("x1", "x2"),
@@ -496,6 +572,10 @@ def _cross_vjp(xp, res, g):
             _sum_to(xp, fwd(xp, g, _cj(xp, a), axis=axis)[0], b.shape))
 
 
+cross.defjvp(_bilinear_jvp(cross))
+
+
+
 @op("linalg.det", module=_L, section="linalg", dtypes="floating", complex_ok=True)
 def det(xp, x: Array, /):
     """Determinant of square matrices.
@@ -538,7 +618,20 @@ def _det_vjp(xp, res, g):
             * _mH(xp, xp.linalg.inv(safe)),)
 
 
-@op("linalg.diagonal", module=_L, section="linalg", dtypes="any", complex_ok=True)
+@det.defjvp
+def _det_jvp(xp, t, out, x, /):
+    # PyTorch's linalg_det_jvp: det * tr(A^{-1} dA); 0 where det == 0 (PyTorch perturbs the
+    # zero pivots, then multiplies by det = 0; the identity stands in for the singular A).
+    singular = xp.expand_dims(xp.expand_dims(out == 0, axis=-1), axis=-1)
+    safe = xp.where(singular, _eye_like(xp, x.shape[-1], x), x)
+    dx = xp.astype(t["x"], out.dtype) if t["x"].dtype != out.dtype else t["x"]
+    tr = xp.sum(xp.linalg.diagonal(xp.linalg.solve(safe, dx)), axis=-1)
+    return tr * out
+
+
+
+@op("linalg.diagonal", module=_L, section="linalg", dtypes="any", complex_ok=True,
+    jvp="linear")
 def diagonal(xp, x: Array, /, *, offset: int = 0):
     """The ``offset``-th diagonal of the last two dimensions.
 
@@ -627,6 +720,23 @@ def _eigh_vjp(xp, res, gw, gV):
     return (_eigh_grad(xp, w, V, gw, gV),)
 
 
+def _eigh_jvp_parts(xp, w, V, dA):
+    # PyTorch's linalg_eig_jvp with is_hermitian=True: dP = V^H dA V,
+    # dL = Re(diag(dP)), dV = V (dP / E, 0 on the diagonal) with E_ij = w_j - w_i.
+    dP = xp.matmul(xp.matmul(_mH(xp, V), dA), V)
+    dL = _re(xp, xp.linalg.diagonal(dP))
+    E = xp.expand_dims(w, axis=-2) - xp.expand_dims(w, axis=-1)
+    return dL, dP, E
+
+
+@eigh.defjvp
+def _eigh_jvp(xp, t, out, x, /):
+    w, V = out
+    dL, dP, E = _eigh_jvp_parts(xp, w, V, t["x"])
+    return dL, xp.matmul(V, _offdiag_div(xp, dP, E))
+
+
+
 @op("linalg.eigvalsh", module=_L, section="linalg", dtypes="floating", complex_ok=True)
 def eigvalsh(xp, x: Array, /):
     """Eigenvalues (ascending) of Hermitian (real symmetric) matrices.
@@ -663,6 +773,14 @@ def _eigvalsh_vjp(xp, res, g):
     (x,) = res
     w, V = xp.linalg.eigh(x)
     return (_eigh_grad(xp, w, V, g, None),)
+
+
+@eigvalsh.defjvp
+def _eigvalsh_jvp(xp, t, out, x, /):
+    # torch.linalg.eigvalsh differentiates through the eigenvectors it computes then.
+    w, V = xp.linalg.eigh(x)
+    return _re(xp, xp.linalg.diagonal(xp.matmul(xp.matmul(_mH(xp, V), t["x"]), V)))
+
 
 
 @op("linalg.eig", module=_L, section="linalg", dtypes="floating", out="tuple",
@@ -709,6 +827,24 @@ def _eig_vjp(xp, res, gL, gV):
     return (_eig_grad(xp, L, V, gL, gV),)
 
 
+def _eig_dP(xp, V, dA):
+    # dP = V^{-1} dA V (dA cast to V's complex dtype, as PyTorch's to_complex)
+    return xp.linalg.solve(V, xp.matmul(xp.astype(dA, V.dtype), V))
+
+
+@eig.defjvp
+def _eig_jvp(xp, t, out, x, /):
+    # PyTorch's linalg_eig_jvp: dL = diag(dP), dX = V (dP / E, 0 on the diagonal) with
+    # E_ij = L_j - L_i, and dV = dX - V Re(diag(V^H dX)) (unit columns).
+    L, V = out
+    dP = _eig_dP(xp, V, t["x"])
+    E = xp.expand_dims(L, axis=-2) - xp.expand_dims(L, axis=-1)
+    dX = xp.matmul(V, _offdiag_div(xp, dP, E))
+    d = xp.real(xp.linalg.diagonal(xp.matmul(_mH(xp, V), dX)))
+    return xp.linalg.diagonal(dP), dX - V * xp.expand_dims(xp.astype(d, V.dtype), axis=-2)
+
+
+
 @op("linalg.eigvals", module=_L, section="linalg", dtypes="floating", complex_ok=True)
 def eigvals(xp, x: Array, /):
     """Eigenvalues of general square matrices.
@@ -748,6 +884,13 @@ def _eigvals_vjp(xp, res, g):
     return (_eig_grad(xp, L, V, g, None),)
 
 
+@eigvals.defjvp
+def _eigvals_jvp(xp, t, out, x, /):
+    L, V = xp.linalg.eig(x)
+    return xp.linalg.diagonal(_eig_dP(xp, V, t["x"]))
+
+
+
 @op("linalg.inv", module=_L, section="linalg", dtypes="floating", complex_ok=True)
 def inv(xp, x: Array, /):
     """Inverse of square matrices.
@@ -783,6 +926,13 @@ def _inv_vjp(xp, res, g):
     (y,) = res
     yt = _mH(xp, y)
     return (-xp.matmul(xp.matmul(yt, g), yt),)
+
+
+@inv.defjvp
+def _inv_jvp(xp, t, out, x, /):
+    # PyTorch: -Y dA Y with Y = inv(A).
+    return -xp.matmul(xp.matmul(out, t["x"]), out)
+
 
 
 @op("linalg.matrix_norm", module=_L, section="linalg", dtypes="floating", complex_ok=True)
@@ -849,6 +999,36 @@ def _matrix_norm_vjp(xp, res, g):
     mask = xp.astype(sums == pick, x.dtype)
     mask = mask / xp.sum(mask, axis=-1 if axis == -2 else -2, keepdims=True)
     return (g * xp.sign(x) * mask,)
+
+
+@matrix_norm.defjvp
+def _matrix_norm_jvp(xp, t, out, x, /, *, keepdims=False, ord="fro"):
+    # PyTorch's linalg_matrix_norm decomposition: "fro" is vector_norm(ord=2) over both
+    # dimensions, "nuc" the sum of the singular values, 2/-2 their amax/amin, 1/-1 the
+    # amax/amin of the column abs sums, inf/-inf of the row abs sums (amax/amin average
+    # the tangents of ties, PyTorch's amaxamin_jvp).
+    dx = t["x"]
+    y = out if keepdims else xp.expand_dims(xp.expand_dims(out, axis=-1), axis=-1)
+    if ord == "fro":
+        r = xp.sum(_re(xp, x * _cj(xp, dx)), axis=(-2, -1), keepdims=True)
+        safe = xp.where(y == 0, xp.ones_like(y), y)
+        r = xp.where(y == 0, xp.zeros_like(r), r / safe)
+    elif ord == "nuc" or ord in (2, -2):
+        s = xp.linalg.svdvals(x)
+        ds = _svdvals_jvp(xp, x, dx)
+        if ord == "nuc":
+            r = xp.sum(ds, axis=-1, keepdims=True)
+        else:
+            r = _amaxamin_jvp(xp, s, ds, y[..., 0], -1)
+        r = xp.expand_dims(r, axis=-1)
+    else:
+        axis = -2 if ord in (1, -1) else -1  # summed; the other is reduced by amax/amin
+        other = -1 if axis == -2 else -2
+        sums = xp.sum(xp.abs(x), axis=axis, keepdims=True)
+        dsums = xp.sum(_re(xp, xp.sign(x) * _cj(xp, dx)), axis=axis, keepdims=True)
+        r = _amaxamin_jvp(xp, sums, dsums, y, other)
+    return xp.reshape(r, out.shape)
+
 
 
 @op("linalg.matrix_power", module=_L, section="linalg", dtypes="floating", complex_ok=True)
@@ -918,6 +1098,25 @@ def _matrix_power_vjp(xp, res, g):
         yt = _mH(xp, base)
         gb = -xp.matmul(xp.matmul(yt, gb), yt)
     return (gb, None)
+
+
+@matrix_power.defjvp
+def _matrix_power_jvp(xp, t, out, x, n, /):
+    # The product rule along B^k = B^(k-1) B (B = x, or inv(x) with inv's rule for a
+    # negative n); zero for n == 0.
+    if n == 0:
+        return xp.zeros_like(out)
+    dx = t["x"]
+    if n < 0:
+        base = xp.linalg.inv(x)
+        dbase = -xp.matmul(xp.matmul(base, dx), base)
+    else:
+        base, dbase = x, dx
+    y, dy = base, dbase
+    for _ in range(abs(n) - 1):
+        y, dy = xp.matmul(y, base), xp.matmul(dy, base) + xp.matmul(y, dbase)
+    return dy
+
 
 
 @op("linalg.matrix_rank", module=_L, section="linalg", dtypes="floating",
@@ -994,6 +1193,10 @@ def _outer_vjp(xp, res, g):
     return xp.matmul(g, _cj(xp, b)), xp.matmul(_mT(xp, g), _cj(xp, a))
 
 
+outer.defjvp(_bilinear_jvp(outer))
+
+
+
 @op("linalg.pinv", module=_L, section="linalg", dtypes="floating", complex_ok=True)
 def pinv(xp, x: Array, /, *, rtol: float | Array | None = None):
     """Moore-Penrose pseudo-inverse.
@@ -1057,6 +1260,24 @@ def _pinv_vjp(xp, res, g):
     return (ga,)
 
 
+@pinv.defjvp
+def _pinv_jvp(xp, t, out, x, /, *, rtol=None):
+    # PyTorch's pinv_jvp (Golub & Pereyra 1973):
+    # dAp = -Ap dA Ap + (I - Ap A) dA^H Ap^H Ap + Ap Ap^H dA^H (I - A Ap).
+    a, p, dA = x, out, t["x"]
+    m, n = a.shape[-2], a.shape[-1]
+    dAh, ph = _mH(xp, dA), _mH(xp, p)
+    if m <= n:
+        K = xp.matmul(ph, dAh)
+        return (xp.matmul(p, K - _mH(xp, K) - xp.matmul(K, xp.matmul(a, p)))
+                + xp.matmul(dAh - xp.matmul(p, xp.matmul(a, dAh)), xp.matmul(ph, p)))
+    K = xp.matmul(p, dA)
+    Kh = _mH(xp, K)
+    return (xp.matmul(Kh - K - xp.matmul(xp.matmul(p, a), Kh), p)
+            + xp.matmul(xp.matmul(p, ph), dAh - xp.matmul(xp.matmul(dAh, a), p)))
+
+
+
 @op("linalg.qr", module=_L, section="linalg", dtypes="floating", out="tuple",
     complex_ok=True)
 def qr(xp, x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced"):
@@ -1118,6 +1339,38 @@ def _qr_vjp(xp, res, gQ, gR):
     return (xp.matmul(b, _mH(xp, xp.linalg.inv(R))),)
 
 
+@qr.defjvp
+def _qr_jvp(xp, t, out, x, /, *, mode="reduced"):
+    # PyTorch's linalg_qr_jvp. m >= n: dR = syminv(sym(Q^H dA R^{-1})) R,
+    # dQ = dA R^{-1} - Q syminv(...) with sym(X) = X + X^H, syminv(X) = triu(X) - diag(X)/2.
+    # m < n: dQ = Q trilIminv(trilIm(Q^H dA_1 R_1^{-1})), dR = Q^H dA - (Q^H dQ) R.
+    Q, R = out
+    dA = t["x"]
+    m, n = x.shape[-2], x.shape[-1]
+    if mode != "reduced" and m > n:
+        raise NotImplementedError(
+            "arrayflow.linalg.qr: the QR decomposition is not differentiable when "
+            "mode='complete' and rows > columns (as PyTorch); use mode='reduced'")
+    if m >= n:
+        dARinv = xp.matmul(dA, xp.linalg.inv(R))
+        X = xp.matmul(_mH(xp, Q), dARinv)
+        X = X + _mH(xp, X)
+        dR = xp.triu(X) - 0.5 * X * _eye_like(xp, X.shape[-1], X)
+        return dARinv - xp.matmul(Q, dR), xp.matmul(dR, R)
+    QHdA = xp.matmul(_mH(xp, Q), dA)
+    X = xp.matmul(QHdA[..., :, :m], xp.linalg.inv(R[..., :, :m]))
+    if _is_complex(xp, X):
+        eye = _eye_like(xp, m, X)
+        Y = xp.tril(X) - xp.astype(xp.real(X), X.dtype) * eye  # tril(X, -1) + i Im diag(X)
+        dQ = Y - _mH(xp, Y)
+        dQ = dQ - 0.5 * dQ * eye
+    else:
+        Y = xp.tril(X, k=-1)
+        dQ = Y - _mT(xp, Y)
+    return xp.matmul(Q, dQ), QHdA - xp.matmul(dQ, R)
+
+
+
 @op("linalg.slogdet", module=_L, section="linalg", dtypes="floating", out="tuple",
     complex_ok=True)
 def slogdet(xp, x: Array, /):
@@ -1163,6 +1416,18 @@ def _slogdet_vjp(xp, res, gsign, glogabs):
         ge = xp.astype(ge, x.dtype) + 1j * xp.astype(xp.imag(gsign * xp.conj(sign)), x.dtype)
     return (xp.expand_dims(xp.expand_dims(ge, axis=-1), axis=-1)
             * _mH(xp, xp.linalg.inv(x)),)
+
+
+@slogdet.defjvp
+def _slogdet_jvp(xp, t, out, x, /):
+    # PyTorch's slogdet_jvp with tr = tr(A^{-1} dA): logabsdet' = Re(tr),
+    # sign' = i Im(tr) sign (0 for a real sign, piecewise constant).
+    sign, logabs = out
+    tr = xp.sum(xp.linalg.diagonal(xp.linalg.solve(x, t["x"])), axis=-1)
+    if not _is_complex(xp, sign):
+        return xp.zeros_like(sign), tr
+    return xp.astype(xp.imag(tr), sign.dtype) * 1j * sign, xp.real(tr)
+
 
 
 @op("linalg.solve", module=_L, section="linalg", dtypes="floating", promote=("x1", "x2"),
@@ -1212,6 +1477,23 @@ def _solve_vjp(xp, res, g):
     else:
         ga = -xp.matmul(gb, _mH(xp, y))
     return _sum_to(xp, ga, a.shape), gb
+
+
+@solve.defjvp
+def _solve_jvp(xp, t, out, x1, x2, /):
+    # PyTorch's linalg_solve_jvp: dX = A^{-1} (dB - dA X), in matrix form (a vector
+    # right-hand side is one column: the result then has one dimension less than A).
+    vec = out.ndim == x1.ndim - 1
+    X = xp.expand_dims(out, axis=-1) if vec else out
+    rhs = None
+    if "x2" in t:
+        rhs = xp.expand_dims(t["x2"], axis=-1) if vec else t["x2"]
+    if "x1" in t:
+        dAX = xp.matmul(t["x1"], X)
+        rhs = -dAX if rhs is None else rhs - dAX
+    dX = xp.linalg.solve(x1, rhs)
+    return dX[..., 0] if vec else dX
+
 
 
 @op("linalg.svd", module=_L, section="linalg", dtypes="floating", out="tuple",
@@ -1267,6 +1549,53 @@ def _svd_vjp(xp, res, gU, gS, gVh):
     return (_svd_grad(xp, U, S, Vh, gU, gS, gVh),)
 
 
+@svd.defjvp
+def _svd_jvp(xp, t, out, x, /, *, full_matrices=True):
+    # PyTorch's linalg_svd_jvp, with dP = U^H dA V, dS = Re(diag(dP)), dX = dP - diag(dS),
+    # E_jk = S_k^2 - S_j^2 and sym(X) = X + X^H:
+    # dU = U (sym(dX S) / E + i Im(diag(dX)) / (2S)) [+ (I - U U^H) dA V S^{-1} if m > n],
+    # dVh = (-sym(S dX) / E + i Im(diag(dX)) / (2S)) Vh [+ S^{-1} U^H dA (I - V Vh) if m < n];
+    # with full_matrices the extra columns of U (rows of Vh) get zero tangents (PyTorch's).
+    U, S, Vh = out
+    dA = t["x"]
+    m, n, k = x.shape[-2], x.shape[-1], S.shape[-1]
+    if full_matrices:
+        U, Vh = U[..., :, :k], Vh[..., :k, :]
+    Uh, V = _mH(xp, U), _mH(xp, Vh)
+    dP = (xp.matmul(Uh, xp.matmul(dA, V)) if m < n
+          else xp.matmul(xp.matmul(Uh, dA), V))
+    cplx = _is_complex(xp, dP)
+    dS = _re(xp, xp.linalg.diagonal(dP))
+    dP = dP - _diag_embed(xp, dS, dP.dtype)
+    S2 = S * S
+    E = xp.expand_dims(S2, axis=-2) - xp.expand_dims(S2, axis=-1)
+
+    def sym(a):
+        return a + _mH(xp, a)
+
+    im = _diag_embed(xp, xp.linalg.diagonal(dP) / (2 * S), dP.dtype) if cplx else None
+    dUaux = _offdiag_div(xp, sym(dP * xp.expand_dims(S, axis=-2)), E)
+    dVhaux = _offdiag_div(xp, sym(dP * xp.expand_dims(-S, axis=-1)), E)
+    if cplx:
+        dUaux, dVhaux = dUaux + im, dVhaux + im
+    dU = xp.matmul(U, dUaux)
+    dVh = xp.matmul(dVhaux, Vh)
+    if m > n:
+        dAVSinv = xp.matmul(dA, V / xp.expand_dims(S, axis=-2))
+        dU = dU + dAVSinv - xp.matmul(U, xp.matmul(Uh, dAVSinv))
+        if full_matrices:
+            dU = xp.concat([dU, xp.zeros(tuple(dU.shape[:-1]) + (m - n,), dtype=dU.dtype)],
+                           axis=-1)
+    if m < n:
+        UhdASinv = xp.matmul(Uh / xp.expand_dims(S, axis=-1), dA)
+        dVh = dVh + UhdASinv - xp.matmul(xp.matmul(UhdASinv, V), Vh)
+        if full_matrices:
+            dVh = xp.concat([dVh, xp.zeros(tuple(dVh.shape[:-2]) + (n - m, n),
+                                           dtype=dVh.dtype)], axis=-2)
+    return dU, dS, dVh
+
+
+
 @op("linalg.svdvals", module=_L, section="linalg", dtypes="floating", complex_ok=True)
 def svdvals(xp, x: Array, /):
     """Singular values, descending.
@@ -1303,8 +1632,14 @@ def _svdvals_vjp(xp, res, g):
     return (_svd_grad(xp, U, S, Vh, None, g, None),)
 
 
+@svdvals.defjvp
+def _svdvals_jvp_rule(xp, t, out, x, /):
+    return _svdvals_jvp(xp, x, t["x"])
+
+
+
 @op("linalg.trace", module=_L, section="linalg", dtypes="numeric", torch_name="trace",
-    complex_ok=True)
+    complex_ok=True, jvp="linear")
 def trace(xp, x: Array, /, *, offset: int = 0, dtype: DType | None = None):
     """Sum along the ``offset``-th diagonal of the last two dimensions.
 
@@ -1413,6 +1748,44 @@ def _vector_norm_vjp(xp, res, g):
         return (xp.sign(x) * d * (ge * ye ** (1 - ord)),)
     scale = xp.where(y0, xp.zeros_like(ge), ge / safe_y ** (ord - 1))
     return (xp.sign(x) * ax ** (ord - 1) * scale,)
+
+
+@vector_norm.defjvp
+def _vector_norm_jvp(xp, t, out, x, /, *, axis=None, keepdims=False, ord=2, **torch_kw):
+    # PyTorch's norm_jvp (linalg_vector_norm_jvp); sgn(x) conj(dx) is sign(x) dx for reals.
+    axis = torch_kw.get("dim", axis)
+    keepdims = torch_kw.get("keepdim", keepdims)
+    axis = tuple(axis) if isinstance(axis, list) else axis
+    dx = t["x"]
+
+    def red(v):
+        return xp.sum(v, axis=axis, keepdims=keepdims)
+
+    def masked_div(num, den):  # num / den, 0 where the norm is 0
+        zero = out == 0
+        return xp.where(zero, xp.zeros_like(num), num / xp.where(zero, xp.ones_like(den), den))
+
+    if ord == 0:
+        return xp.zeros_like(out)
+    sgn_dx = _re(xp, xp.sign(x) * _cj(xp, dx))
+    if ord == 1:
+        return red(sgn_dx)
+    if ord == 2:
+        return masked_div(red(_re(xp, x * _cj(xp, dx))), out)
+    ax = xp.abs(x)
+    if ord in (float("inf"), float("-inf")):
+        ye = _unreduce(xp, out, x.shape, axis, keepdims)
+        is_eq = xp.astype(ax == ye, out.dtype)
+        count = xp.sum(is_eq, axis=axis, keepdims=True)
+        return red(sgn_dx * is_eq / count)
+    if ord < 1:
+        x0 = x == 0
+        powed = xp.where(x0, xp.zeros_like(ax), xp.where(x0, xp.ones_like(ax), ax) ** (ord - 1))
+        return red(powed * sgn_dx) * out ** (1 - ord)
+    if ord < 2:
+        return masked_div(red(ax ** (ord - 1) * sgn_dx), out ** (ord - 1))
+    return masked_div(red(ax ** (ord - 2) * _re(xp, x * _cj(xp, dx))), out ** (ord - 1))
+
 
 
 LINALG = {
