@@ -39,6 +39,8 @@ from .ops import manipulation as _m
 from .ops import reductions as _r
 from .ops import searching as _s
 from .ops._registry import _dispatch, install, overridable_method
+from .autograd.forward_ad import _LEVELS as _fw_levels  # active forward-AD levels
+from .autograd.forward_ad import inplace as _fw_inplace
 from .ops.chunking import persist, rechunk
 from .overrides import DisableArrayflowFunctionSubclass
 
@@ -596,7 +598,7 @@ class Tensor:
         return len(self._cell.array.shape)
 
     @property
-    def size(self) -> int | None:
+    def size(self) -> _SizeInt | None:
         """Number of elements (array API); callable as PyTorch's ``size()``.
 
         ``t.size`` is an ``int`` (None if a size is unknown on a lazy backend).
@@ -774,9 +776,15 @@ class Tensor:
             key = (key,)  # a host index array (np.array([0, 2])): converted by index_put
         if isinstance(value, Tensor):
             self._check_same_backend("__setitem__", value)
-        if self._check_inplace("__setitem__", value):
+        records = self._check_inplace("__setitem__", value)
+        if records or _fw_levels:
+            # recorded, or forward mode on: through the op (its JVP gives the tangent)
             result = _m.index_put(self, key, value)
-            self._commit(result._cell.array, result)
+            if _fw_levels:
+                _fw_inplace(self, result, check=True)
+            self._commit(result._cell.array, result if records else None)
+            if _fw_levels:
+                _fw_inplace(self, result)
             return
         key = _unwrap_key(key)
         if isinstance(value, Tensor):
@@ -867,11 +875,15 @@ class Tensor:
             new_array = xp.astype(new_array, arr.dtype)
         if tuple(new_array.shape) != tuple(arr.shape):
             new_array = xp.broadcast_to(new_array, arr.shape)
+        if _fw_levels:
+            _fw_inplace(self, None, check=True)
         if records:
             result = _m.index_put(self, Ellipsis, Tensor._from_array(new_array, self._backend))
             self._commit(result._cell.array, result)
         else:
             self._commit(new_array)
+        if _fw_levels:
+            _fw_inplace(self, None)  # constants: a zero tangent
         return self
 
     def _inplace(self, fn, other, name) -> Tensor:
@@ -890,11 +902,15 @@ class Tensor:
             raise RuntimeError(
                 f"Tensor.{name}: output with shape {list(self.shape)} doesn't match the "
                 f"broadcast shape {list(result.shape)}")
+        if _fw_levels:
+            _fw_inplace(self, result, check=True)
         if records:
             inplace_input_consumed(result.grad_fn, self)
             self._commit(result._cell.array, result)
         else:
             self._commit(result._cell.array)
+        if _fw_levels:
+            _fw_inplace(self, result)
         return self
 
     # --- repr ----------------------------------------------------------------------
