@@ -55,8 +55,11 @@ def _discover(root_nodes):
     return deps, seen
 
 
-def _needed(seen, targets):
-    """Nodes from which some target node is reachable (only these must run)."""
+def _needed(seen, targets, include_targets):
+    """The nodes that must run to reach the ``targets`` nodes: those from which some
+    target is reachable through at least one edge, plus the targets themselves where
+    ``include_targets`` (``backward(inputs=...)`` runs a non-leaf input's ``grad_fn``;
+    ``autograd.grad`` only captures the gradient flowing into it, as PyTorch's engine)."""
     parents: dict = {}
     for node in seen:
         for nxt, _ in node._edges:
@@ -64,7 +67,8 @@ def _needed(seen, targets):
                 parents.setdefault(nxt, []).append(node)
     needed = set()
     stack = [n for n in targets if n in seen]
-    needed.update(stack)
+    if include_targets:
+        needed.update(stack)
     while stack:
         n = stack.pop()
         for p in parents.get(n, ()):
@@ -86,6 +90,10 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
     With ``capture=True`` returns the gradients of ``inputs`` instead of
     accumulating into leaves' ``.grad`` (``autograd.grad``). With ``inputs`` and
     ``capture=False`` only those leaves accumulate (``backward(inputs=...)``).
+
+    With ``inputs``, only the nodes on a path to them run, as in PyTorch's engine; the
+    others are neither run nor freed (``retain_graph=False`` frees the saved arrays of
+    the nodes that ran, and only those), so another backward can still go through them.
     """
     root_edges = []
     for i, t in enumerate(roots):
@@ -103,9 +111,17 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
                     f"{fname}: One of the differentiated Tensors does not require grad "
                     f"(input {k})")
             targets.setdefault(_graph.grad_edge(t), []).append(k)
+        if not capture:
+            for t in inputs:  # PyTorch: backward(inputs=[y]) fills a non-leaf y's .grad
+                if t.grad_fn is not None:
+                    t.retain_grad()
     root_nodes = list(dict.fromkeys(n for n, _ in root_edges))
     deps, seen = _discover(root_nodes)
-    needed = _needed(seen, {n for n, _ in targets}) if capture and targets else None
+    needed = visit = None  # None: every node runs
+    if targets:
+        target_nodes = {n for n, _ in targets}
+        needed = _needed(seen, target_nodes, include_targets=not capture)
+        visit = needed | target_nodes  # popped: hooks run, gradients captured
 
     buffers: dict = {}
     for (node, nr), g in zip(root_edges, root_grads):
@@ -114,7 +130,8 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
             buf = buffers[node] = [None] * node._n_out
         g = g if create_graph else _raw(g)
         _accumulate(buf, nr, g)
-    ready = [(-n._seq, id(n), n) for n in root_nodes if deps.get(n, 0) == 0]
+    ready = [(-n._seq, id(n), n) for n in root_nodes
+             if deps.get(n, 0) == 0 and (visit is None or n in visit)]
     heapq.heapify(ready)
     captured = [None] * len(inputs) if capture else None
     token = _enabled.set(bool(create_graph))
@@ -148,10 +165,7 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
                         _accumulate_leaf(leaf, grads[0], create_graph)
                 continue
             if needed is not None and node not in needed:
-                _release_edges(node, deps, ready)
-                if not retain_graph:
-                    node._release()
-                continue
+                continue  # a captured input's grad_fn: not run, so not freed
             in_grads = node._apply(grads, create_graph)  # raw arrays unless create_graph
             if node._trace is not None:
                 _check_anomaly(node, in_grads)
@@ -173,7 +187,7 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
                         buf[nr] = g if old is None else old + g
                 d = deps[nxt] - 1
                 deps[nxt] = d
-                if d == 0:
+                if d == 0 and (visit is None or nxt in visit):
                     heappush(ready, (-nxt._seq, id(nxt), nxt))
     finally:
         _enabled.reset(token)
@@ -199,16 +213,6 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
 
 def _backend(node):
     return getattr(node, "backend", None) or node.variable._backend
-
-
-def _release_edges(node, deps, ready):
-    for nxt, _ in node._edges:
-        if nxt is None:
-            continue
-        d = deps[nxt] - 1
-        deps[nxt] = d
-        if d == 0:
-            heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
 
 
 def _retain_last(hooks):

@@ -197,6 +197,15 @@ class OpNode(Node):
         return out
 
 
+def _bad_slot(op_, pidx) -> RuntimeError:
+    """A recorded input whose parameter slot is unknown (negative): the node's backward
+    would read ``in_grads[pidx]``, another parameter's gradient, silently."""
+    return RuntimeError(
+        f"internal error in arrayflow: op '{op_.name}' recorded an input that requires "
+        f"grad at gradient slot {pidx}, which names none of its parameters; please report "
+        f"this bug")
+
+
 def _holds_array(backend, res, depth=0) -> bool:
     for r in res:
         if type(r) in _SCALARS and type(r) not in (tuple, list):
@@ -446,6 +455,8 @@ def record(op_, backend, outputs, res, grad_inputs):
     node = cls.__new__(cls)
     if len(grad_inputs) == 1:
         t, pos = grad_inputs[0]
+        if pos[0] < 0:
+            raise _bad_slot(op_, pos[0])
         fn = t.grad_fn
         node._edges = ((fn, t._output_nr) if fn is not None else grad_edge(t),)
         node.positions = (pos,)
@@ -453,6 +464,8 @@ def record(op_, backend, outputs, res, grad_inputs):
         edges = []
         positions = []
         for t, pos in grad_inputs:
+            if pos[0] < 0:
+                raise _bad_slot(op_, pos[0])
             fn = t.grad_fn
             edges.append((fn, t._output_nr) if fn is not None else grad_edge(t))
             positions.append(pos)
