@@ -112,5 +112,6 @@ from ._serialize import CheckpointError, load, save  # noqa: E402
 from .ops.special import erf  # noqa: E402
 
 # isort: split
-from . import cuda, func, utils  # noqa: E402
+from . import cuda, func, library, utils  # noqa: E402
+from .library import get_namespace  # noqa: E402
 

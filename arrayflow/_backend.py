@@ -131,6 +131,10 @@ class Backend:
         ``host_accessible = True``), support float64 and complex128, and make
         its arrays from NumPy arrays without loss (:meth:`from_host`). Default
         False; the NumPy plug-in declares it.
+    block_backend : str or None
+        For a chunked backend (Dask): the name of the backend whose arrays its blocks
+        are (``"numpy"``); then :meth:`map_blocks` runs that backend's code block by block
+        (``arrayflow.library`` uses it for element-wise custom ops). None otherwise.
 
     Instances are created by arrayflow, one per set of ``options`` (the keyword
     arguments of ``af.use_backend(name, **options)``).
@@ -143,6 +147,7 @@ class Backend:
     integer_array_setitem: bool = True
     device_type: str = "cpu"
     host: bool = False
+    block_backend: str | None = None
 
     def __init__(self, **options: Any) -> None:
         self.options = dict(options)
@@ -259,6 +264,20 @@ class Backend:
         the backend that does.
         """
         return arrays
+
+    def map_blocks(self, fn: Callable[..., Any], *arrays: Any, dtype: Any) -> Any:
+        """Apply ``fn`` (code for :attr:`block_backend`'s arrays) to corresponding blocks.
+
+        The arrays have one shape and one chunking; ``fn`` maps blocks to a block of the
+        same shape and of dtype ``dtype`` (native). Lazy on a lazy backend.
+
+        Raises
+        ------
+        NotImplementedError
+            On backends that are not chunked (the default).
+        """
+        raise NotImplementedError(
+            f"backend {self.name!r} is not chunked: map_blocks needs a block_backend")
 
     def chunks_of(self, array: Any) -> tuple:
         """The chunking of ``array``: a tuple with the block sizes along each axis.

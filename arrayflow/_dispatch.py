@@ -454,6 +454,14 @@ def is_tensor_like(obj: Any) -> bool:
 
 
 _THIRD_PARTY: list = []
+CUSTOM_OPS: list = []  # arrayflow.library's custom ops (listed under arrayflow.library)
+
+
+def register_custom_op(op: Any) -> None:
+    """Record a custom op (``arrayflow.library.custom_op``) as overridable: it dispatches
+    like an op and ``overrides.get_overridable_functions`` lists it under
+    ``arrayflow.library``."""
+    CUSTOM_OPS.append(op)
 
 
 def overridable(func: Callable) -> Callable:

@@ -100,6 +100,9 @@ def get_overridable_functions() -> dict:
                 seen.append(obj)
         out[ns] = seen
     out[_registry.Tensor] = [getattr(_registry.Tensor, n) for n in _tensor_methods()]
+    library = sys.modules.get("arrayflow.library")
+    if library is not None and _dispatch.CUSTOM_OPS:
+        out[library] = list(_dispatch.CUSTOM_OPS)
     return out
 
 

@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("composed", ("ops.norms", "linalg", "_lazy")),
     # the Tensor class, its PyTorch methods and PyTorch's function spellings of them
     ("tensor", ("tensor", "_tensor_methods", "ops.torch_functions", "_serialize")),
-    ("nn/optim", ("nn", "optim", "utils", "func")),
+    ("nn/optim", ("nn", "optim", "utils", "func", "library")),
     ("api", ("",)),                                        # ``arrayflow/__init__.py``
     ("top", ("examples", "testing")),                      # users of the public API
 ]

@@ -20,6 +20,7 @@ class DaskBackend(Backend):
     name = "dask"
     array_module = "dask"
     lazy = True
+    block_backend = "numpy"
     host_accessible = True
 
     @property
@@ -74,6 +75,13 @@ class DaskBackend(Backend):
         import dask.array as da
 
         return da.from_array(array, chunks=self.chunks)
+
+    def map_blocks(self, fn: Any, *arrays: Any, dtype: Any) -> Any:
+        import dask.array as da
+        import numpy as np
+
+        meta = np.empty((0,) * arrays[0].ndim, dtype=dtype)
+        return da.map_blocks(fn, *arrays, dtype=dtype, meta=meta)
 
     def chunks_of(self, array: Any) -> tuple:
         return tuple(tuple(None if c != c else int(c) for c in axis) for axis in array.chunks)
