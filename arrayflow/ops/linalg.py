@@ -14,6 +14,14 @@ results" (2008); Townsend, "Differentiating the singular value decomposition" (2
 PyTorch's ``FunctionsManual.cpp``. Each is checked against PyTorch with real and complex
 inputs (``tests/test_ops_grad.py``, ``tests/test_complex_autograd.py``).
 
+The JVPs (forward mode, after each VJP) are PyTorch's forward-AD formulas
+(``linalg_det_jvp``, ``slogdet_jvp``, ``cholesky_jvp``, ``linalg_qr_jvp``,
+``linalg_eig_jvp``, ``linalg_svd_jvp``, ``pinv_jvp``, ``norm_jvp``, ...) written with
+standard functions on Tensors, so they run lazily on Dask and differentiate again; the
+bilinear ops (``matmul``, ``tensordot``, ``vecdot``, ``cross``, ``outer``) add the two
+partial products. Eigen- and singular-vector tangents are in PyTorch's gauge: checked
+against ``torch.autograd.forward_ad`` in ``tests/test_jvp_linalg.py``.
+
 Errors about the input's values or shapes (a singular matrix, a matrix that is not
 positive-definite or not square) are the backend's: on NumPy ``numpy.linalg.LinAlgError``
 (a ``ValueError``), where PyTorch raises ``torch.linalg.LinAlgError`` (a ``RuntimeError``).
@@ -1307,7 +1315,8 @@ def qr(xp, x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced"):
         NumPy's "r" and "raw" return other structures).
     NotImplementedError
         In backward, for ``M < N`` or for ``mode="complete"`` with ``M != N`` (PyTorch
-        raises there too).
+        raises there too); in forward mode, for ``mode="complete"`` with ``M > N``
+        (PyTorch's RuntimeError; ``NotImplementedError`` is one).
 
     Notes
     -----
@@ -1522,6 +1531,8 @@ def svd(xp, x: Array, /, *, full_matrices: bool = True):
         error: on NumPy ``numpy.linalg.LinAlgError``, a ``ValueError``).
     NotImplementedError
         In backward with ``full_matrices=True`` and ``M != N`` (PyTorch raises there too).
+        Forward mode is defined there, as PyTorch's: the columns of ``U`` (rows of ``Vh``)
+        beyond ``K`` get zero tangents.
     RuntimeError
         In backward, where a loss of complex singular vectors depends on their phase
         (PyTorch's ``svd_backward`` check; lazy backends skip it).
