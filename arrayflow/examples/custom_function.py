@@ -14,6 +14,8 @@ float64 inputs.
 
 from __future__ import annotations
 
+from typing import Any
+
 from arrayflow.autograd import Function
 
 __all__ = ["LinearFunction", "MulConstant", "linear_inputs", "mul_inputs"]
@@ -56,19 +58,19 @@ class MulConstant(Function):
         return grad_output * ctx.constant, None
 
 
-def linear_inputs(rng):
+def linear_inputs(rng: Any) -> tuple[Any, Any, Any]:
     """``(input (4, 3), weight (5, 3), bias (5,))`` float64 NumPy arrays from ``rng``."""
     return rng.standard_normal((4, 3)), rng.standard_normal((5, 3)), rng.standard_normal(5)
 
 
-def mul_inputs():
+def mul_inputs() -> tuple[Any, float]:
     """``(tensor (3, 2) float64, 2.5)``."""
     import numpy as np
 
     return np.linspace(-1.0, 1.0, 6).reshape(3, 2), 2.5
 
 
-def main():
+def main() -> None:
     import numpy as np
 
     import arrayflow as af

@@ -48,7 +48,7 @@ class Linear(nn.Module):
         )
 
 
-def main():
+def main() -> None:
     layer = Linear(3, 2)
     print(layer)
     out = layer(af.ones((4, 3)))

@@ -19,7 +19,7 @@ import time
 import arrayflow as af
 
 
-def fit(n_rows: int = 2000, n_features: int = 8, seed: int = 0):
+def fit(n_rows: int = 2000, n_features: int = 8, seed: int = 0) -> tuple[af.Tensor, af.Tensor]:
     """Least-squares fit on synthetic data; returns (weight error, residual RMS)."""
     af.manual_seed(seed)
     x = af.randn(n_rows, n_features, dtype=af.float64)
@@ -51,8 +51,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         with af.use_backend(name):
             t0 = time.perf_counter()
-            err, rms = fit()
-            err, rms = float(err), float(rms)  # computes lazy backends here
+            err_t, rms_t = fit()
+            err, rms = float(err_t), float(rms_t)  # computes lazy backends here
             dt = time.perf_counter() - t0
         print(f"{name:<8} {err:14.3e} {rms:14.3e} {dt * 1e3:7.1f}ms")
     for name, info in infos.items():

@@ -112,7 +112,7 @@ def main():
     print("fallback mul:", af.mul(ScalarTensorFallback(2, 2), ScalarTensorFallback(2, 2)))
 
 
-def conformance_instance(t=None):
+def conformance_instance(t: af.Tensor | None = None) -> ScalarTensor:
     """``--factory`` for ``arrayflow-conformance tensor-like``: a 2 x 2 ScalarTensor, value 1.5.
 
     ScalarTensor cannot hold arbitrary data, so the runner's sample Tensor ``t`` is ignored.

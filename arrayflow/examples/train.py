@@ -91,7 +91,8 @@ class TrainError(Exception):
 
 # --- model -------------------------------------------------------------------------------
 
-def MLP(in_features: int = 64, hidden: int = 128, classes: int = 10):  # noqa: N802
+def MLP(in_features: int = 64, hidden: int = 128,  # noqa: N802
+        classes: int = 10) -> af.nn.Sequential:
     """``Linear -> ReLU -> Linear`` (64-128-10 by default), PyTorch's default init."""
     nn = af.nn
     return nn.Sequential(nn.Linear(in_features, hidden), nn.ReLU(), nn.Linear(hidden, classes))
@@ -112,7 +113,8 @@ class CNN(af.nn.Module):
         return self.classifier(self.features(af.reshape(x, (x.shape[0], 1, 8, 8))))
 
 
-def build_model(name: str = "mlp", *, in_features: int = 64, classes: int = 10):
+def build_model(name: str = "mlp", *, in_features: int = 64,
+                classes: int = 10) -> af.nn.Module:
     """A fresh model ``name`` on the current backend (uses the backend's generator)."""
     if name == "mlp":
         return MLP(in_features, 128, classes)
@@ -123,18 +125,18 @@ def build_model(name: str = "mlp", *, in_features: int = 64, classes: int = 10):
     raise TrainError(f"unknown model {name!r}; choose from {', '.join(MODELS)}")
 
 
-def cross_entropy(logits, target):
+def cross_entropy(logits: af.Tensor, target: af.Tensor) -> af.Tensor:
     """Mean softmax cross-entropy of ``logits`` (N, C) against int labels ``target`` (N,)."""
     return af.nn.functional.cross_entropy(logits, target)
 
 
-def predict(model, x):
+def predict(model: af.nn.Module, x: af.Tensor) -> af.Tensor:
     """Class indices predicted by ``model`` for ``x`` (no graph recorded)."""
     with af.no_grad():
         return af.argmax(model(x), axis=1)
 
 
-def accuracy(model, x, y) -> float:
+def accuracy(model: af.nn.Module, x: af.Tensor, y: af.Tensor) -> float:
     """Fraction of rows of ``x`` whose predicted class equals ``y``."""
     hits = af.astype(predict(model, x) == y, af.float64)
     return float(af.mean(hits))
@@ -142,7 +144,7 @@ def accuracy(model, x, y) -> float:
 
 # --- data --------------------------------------------------------------------------------
 
-def load_data(seed: int, test_size: float = 0.2):
+def load_data(seed: int, test_size: float = 0.2) -> list:
     """Digits as host arrays: ``(x_train, x_test, y_train, y_test)``, stratified split."""
     import numpy as np
     from sklearn.datasets import load_digits
@@ -447,7 +449,8 @@ def _sha256(path: str) -> str:
     return h.hexdigest()
 
 
-def write_bundle(out: str, step: int, net, opt, sched, state: dict) -> str:
+def write_bundle(out: str, step: int, net: af.nn.Module, opt: af.optim.Optimizer,
+                 sched: af.optim.lr_scheduler.LRScheduler, state: dict) -> str:
     """Write one consistent checkpoint ``out/checkpoint-STEP`` and point ``out/latest``
     at it; returns its path.
 
