@@ -28,6 +28,8 @@ from ._dispatch import takes_part as _takes_part
 from ._lazy import compute
 from ._typing import Axis, Scalar
 from .autograd._views import _ViewCell, own_copy, rebase_view, refresh
+from .autograd.forward_ad import _LEVELS as _fw_levels  # active forward-AD levels
+from .autograd.forward_ad import inplace as _fw_inplace
 from .autograd.grad_mode import is_grad_enabled_fast
 from .autograd.graph import _RemovableHandle, grad_edge, inplace_input_consumed
 from .ops import aliases as _al
@@ -39,8 +41,6 @@ from .ops import manipulation as _m
 from .ops import reductions as _r
 from .ops import searching as _s
 from .ops._registry import _dispatch, install, overridable_method
-from .autograd.forward_ad import _LEVELS as _fw_levels  # active forward-AD levels
-from .autograd.forward_ad import inplace as _fw_inplace
 from .ops.chunking import persist, rechunk
 from .overrides import DisableArrayflowFunctionSubclass
 
