@@ -659,8 +659,20 @@ def fill_diagonal_(self, fill_value: Scalar, wrap: builtins.bool = False) -> Arr
 # call these, as PyTorch's ``F.softmax`` calls ``Tensor.softmax``.
 
 def _relu(x):
-    """max(x, 0), with gradient 0 at 0."""
-    return _s.where(x > 0, x, 0.0)
+    """max(x, 0) in ``x``'s dtype, as PyTorch's ``relu``: the forward keeps NaN and the
+    backward is ``threshold_backward(grad, result, 0)`` (gradient 0 at 0, ``grad`` at NaN).
+    A bool Tensor is a RuntimeError, a complex one NotImplementedError (PyTorch's)."""
+    kind = getattr(getattr(x, "dtype", None), "kind", None)
+    if kind == "bool":
+        raise RuntimeError("relu: Boolean inputs not supported for relu (got a Tensor of "
+                           "dtype bool)")
+    if kind == "complex floating":
+        raise NotImplementedError(f"relu: clamp is not supported for complex types (got a "
+                                  f"Tensor of dtype {x.dtype})")
+    out = _s.where(x <= 0, 0, x)  # a Python int 0 keeps any real dtype (int64 stays int64)
+    if out.grad_fn is not None:
+        rename(out.grad_fn, "ReluBackward0")  # PyTorch's name for relu's node
+    return out
 
 
 def _sigmoid(x):
