@@ -8,18 +8,21 @@ the engine can call the same function.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..ops import _registry
 
 __all__ = ["check_hook_grad", "hook_name"]
 
 
-def hook_name(hook) -> str:
+def hook_name(hook: object) -> str:
     """The name PyTorch shows for a hook: its ``__name__``, else its repr."""
     name = getattr(hook, "__name__", None)
     return name if isinstance(name, str) else repr(hook)
 
 
-def check_hook_grad(hook, value, shape, dtype, backend, where: str):
+def check_hook_grad(hook: object, value: Any, shape: tuple, dtype: Any, backend: Any,
+                    where: str) -> Any:
     """Check ``value``, returned by ``hook``, can replace a gradient of that ``shape``,
     ``dtype`` and ``backend``; returns ``value`` (a Tensor or None).
 
