@@ -387,6 +387,69 @@ def _attach(lv: _Level, name: str, out, t_out) -> None:
         lv.tangents[o] = t
 
 
+def inplace(dst, src, *, check: bool = False) -> None:
+    """Forward mode after an in-place write into ``dst`` (the Tensor layer's hook).
+
+    ``src`` is the out-of-place result the write stored (its tangents computed by the op's
+    rule), or None for a write of constants. At each level where either has a tangent,
+    ``dst``'s tangent becomes ``src``'s (zeros for None). Where ``dst`` is a view or has
+    views (every dual is a view of its primal: ``make_dual``), the new tangent is written
+    INTO ``dst``'s tangent, as PyTorch does (``self_t.copy_(...)``): the tangents of views
+    are views of their base's tangent, so the base and the other views see the write, and
+    the tangent given to ``make_dual`` changes as in PyTorch. Otherwise ``dst`` simply
+    takes the new tangent. With ``check=True`` nothing changes: it only raises where the
+    write would (called before the primal is written: a failed call changes nothing).
+
+    Raises
+    ------
+    NotImplementedError
+        Where the write cannot reach every tangent that should see it: a dual value
+        written into a view of a Tensor without a tangent, or into a Tensor with live
+        views but no tangent (PyTorch makes the base dual; make it dual first:
+        ``make_dual(base, zeros_like(base))``), or a tangent that cannot be written in
+        place (a broadcast view, a leaf that requires grad).
+    """
+    Tensor = _registry.Tensor
+    af = sys.modules["arrayflow"]
+    for lv in _LEVELS:
+        if lv.suspended or not len(lv.tangents):
+            continue
+        t_new = lv.tangents.get(src) if isinstance(src, Tensor) else None
+        t_old = lv.tangents.get(dst)
+        if (t_new is None and t_old is None) or not _is_floating(dst):
+            continue
+        cell = dst._cell
+        base = getattr(cell, "base", None)
+        is_view = base is not None and cell.owner is not None and cell.owner() is dst
+        views = getattr(cell, "views", None) or ()
+        has_views = any(r() is not None for r in views)
+        if not (is_view or has_views):
+            if check:
+                continue
+            lv.suspended += 1
+            try:
+                lv.tangents[dst] = af.zeros_like(dst) if t_new is None else (
+                    t_new if t_new.dtype == dst.dtype else af.astype(t_new, dst.dtype))
+            finally:
+                lv.suspended -= 1
+            continue
+        if t_old is None or getattr(t_old._cell, "writable", True) is not True or (
+                t_old.requires_grad and t_old.grad_fn is None):
+            raise NotImplementedError(
+                "arrayflow.autograd.forward_ad: an in-place write into a view, or into a "
+                "Tensor with views, whose tangent cannot be updated in place (the base has "
+                "no tangent, or the tangent is a broadcast view or a leaf that requires "
+                "grad); give the base its own tangent first (make_dual(base, "
+                "zeros_like(base)))")
+        if check:
+            continue
+        lv.suspended += 1
+        try:
+            t_old[...] = af.zeros_like(dst) if t_new is None else t_new
+        finally:
+            lv.suspended -= 1
+
+
 def _is_complex(t) -> bool:
     return sys.modules["arrayflow"].isdtype(t.dtype, "complex floating")
 
