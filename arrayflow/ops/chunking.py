@@ -18,7 +18,7 @@ __all__ = ["persist", "rechunk"]
 
 
 @op("rechunk", backend_arg=True, section="lazy", dtypes="any", torch_name=None,
-    complex_ok=True)
+    complex_ok=True, jvp="linear")
 def rechunk(backend, x: Array, /,
             chunks: int | str | tuple[Any, ...] | dict[int, Any] = "auto"):
     """``x`` laid out in blocks of ``chunks`` (Dask ``Array.rechunk``).
@@ -93,3 +93,12 @@ def persist(backend, *tensors: Array):
 @persist.defvjp
 def _persist_vjp(xp, res, *gs):
     return gs
+
+
+@persist.defjvp
+def _persist_jvp(xp, tangents, out, *tensors):
+    # The tangents get the same treatment, in one execution of their own: computed and
+    # kept (so later forward-mode work does not recompute them); None where none.
+    ts = tangents["tensors"]
+    done = iter(xp.persist(*(t for t in ts if t is not None)))
+    return tuple(None if t is None else next(done) for t in ts)

@@ -241,6 +241,23 @@ def _asarray_vjp(xp, res, g):
     return (g,)
 
 
+@asarray.defjvp
+def _asarray_jvp(xp, tangents, out, obj, /, **kwargs):
+    # Linear in a Tensor ``obj`` (or the Tensors of a sequence ``obj``, as the VJP): the
+    # tangent converted alike (dtype, device, chunks). A cast to an integer or bool dtype
+    # has no tangent; a complex-to-real cast takes the real part (PyTorch's ``_to_copy``).
+    if not xp.isdtype(out.dtype, ("real floating", "complex floating")):
+        return None
+    t = tangents["obj"]
+    if type(t) is tuple:  # a sequence of Tensors (and numbers): zero where no tangent
+        t = [xp.zeros_like(e if xp.is_tensor(e) else xp.asarray(e)) if te is None else te
+             for e, te in zip(obj, t)]
+    elif xp.isdtype(t.dtype, "complex floating") and not xp.isdtype(out.dtype,
+                                                                    "complex floating"):
+        t = xp.real(t)
+    return xp.asarray(t, **{**kwargs, "dtype": out.dtype})
+
+
 @op("tensor", section="torch", dtypes=None, creation=True, differentiable=False)
 def tensor(backend, data: Any, /, *, dtype: DType | None = None, device: Any | None = None,
            chunks: Any | None = None):
@@ -505,7 +522,24 @@ def _meshgrid_vjp(xp, res, *gs):
     return tuple(out)
 
 
-@op("tril", section="creation", dtypes="any", complex_ok=True)
+@meshgrid.defjvp
+def _meshgrid_jvp(xp, tangents, out, *arrays, indexing="xy"):
+    # output i depends on input i only (None where it has no tangent): its tangent laid
+    # along output i's axis for input i and broadcast, as the forward does with the values
+    n = len(arrays)
+    res = []
+    for i, (t, o) in enumerate(zip(tangents["arrays"], out)):
+        if t is None:
+            res.append(None)
+            continue
+        axis = 1 - i if indexing == "xy" and n >= 2 and i < 2 else i
+        shape = [1] * o.ndim
+        shape[axis] = -1
+        res.append(xp.broadcast_to(xp.reshape(t, tuple(shape)), tuple(o.shape)))
+    return tuple(res)
+
+
+@op("tril", section="creation", dtypes="any", complex_ok=True, jvp="linear")
 def tril(xp, x: Array, /, *, k: int = 0):
     """Lower triangle of the last two dimensions of ``x``.
 
@@ -533,7 +567,7 @@ def _tril_vjp(xp, res, g):
     return (xp.tril(g, k=res[0]),)
 
 
-@op("triu", section="creation", dtypes="any", complex_ok=True)
+@op("triu", section="creation", dtypes="any", complex_ok=True, jvp="linear")
 def triu(xp, x: Array, /, *, k: int = 0):
     """Upper triangle of the last two dimensions of ``x``.
 

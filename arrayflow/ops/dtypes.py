@@ -134,6 +134,20 @@ def _astype_vjp(xp, res, g):
     return (xp.astype(g, dtype),)
 
 
+@astype.defjvp
+def _astype_jvp(xp, tangents, out, x, dtype, /, *, copy=True, device=None):
+    # Linear: the tangent cast alike. A cast to an integer or bool dtype has no tangent;
+    # a complex-to-real cast takes the real part of the tangent (PyTorch's ``_to_copy``).
+    if not xp.isdtype(out.dtype, ("real floating", "complex floating")):
+        return None
+    t = tangents["x"]
+    if xp.isdtype(t.dtype, "complex floating") and not xp.isdtype(out.dtype,
+                                                                  "complex floating"):
+        t = xp.real(t)
+    kw = {} if device is None else {"device": device}
+    return xp.astype(t, out.dtype, copy=copy, **kw)
+
+
 @op("can_cast", section="data_type", dtypes="any", backend_arg=True, differentiable=False,
     out="raw")
 def can_cast(backend, from_: DType | Array, to: DType, /) -> bool:

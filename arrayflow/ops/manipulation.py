@@ -41,6 +41,17 @@ def _dim_or_axis(fname, axis, dim):
     return dim
 
 
+def _joined_jvp(name):
+    """JVP of ``concat``/``stack`` (linear in the arrays, every one of them data): the op
+    applied to the tangents, zeros of the result's dtype for arrays without one (integer
+    arrays too: a generic linear rule would join their values into the tangent)."""
+    def rule(xp, tangents, out, arrays, /, *args, **kwargs):
+        parts = [xp.zeros_like(a, dtype=out.dtype) if t is None else t
+                 for a, t in zip(arrays, tangents["arrays"])]
+        return getattr(xp, name)(parts, *args, **kwargs)
+    return rule
+
+
 def _reshape_back(xp, res, g):
     """VJP of the ops that only change the shape (``expand_dims``, ``reshape``,
     ``squeeze``): the gradient reshaped to the input's shape ``res[0]``."""
@@ -82,6 +93,13 @@ def broadcast_arrays(xp, *arrays: Array):
 @broadcast_arrays.defvjp
 def _broadcast_arrays_vjp(xp, res, *gs):
     return tuple(_sum_to(xp, g, s) for g, s in zip(gs, res))
+
+
+@broadcast_arrays.defjvp
+def _broadcast_arrays_jvp(xp, tangents, out, *arrays):
+    # output i depends on input i only: its tangent broadcast (None where it has none)
+    return tuple(None if t is None else xp.broadcast_to(t, tuple(o.shape))
+                 for t, o in zip(tangents["arrays"], out))
 
 
 @op("broadcast_shapes", backend_arg=True, differentiable=False, out="raw",
@@ -135,7 +153,7 @@ def broadcast_shapes(backend, *shapes: Sequence[int | None]) -> tuple[int | None
     return tuple(out)
 
 
-@op("broadcast_to", section="manipulation", dtypes="any", complex_ok=True)
+@op("broadcast_to", section="manipulation", dtypes="any", complex_ok=True, jvp="linear")
 def broadcast_to(xp, x: Array, /, shape: Sequence[int]):
     """Broadcast ``x`` to ``shape``.
 
@@ -171,7 +189,7 @@ def _broadcast_to_vjp(xp, res, g):
 
 
 @op("concat", promote=("arrays",), aliases=("cat", "concatenate"), section="manipulation",
-    dtypes="any", complex_ok=True)
+    dtypes="any", complex_ok=True, jvp=_joined_jvp("concat"))
 def concat(xp, arrays: Sequence[Array], /, axis: int | None = 0, *, dim: int | None = None):
     """Join a sequence of Tensors along an existing axis.
 
@@ -229,7 +247,7 @@ def _concat_vjp(xp, res, g):
 
 
 @op("expand_dims", section="manipulation", dtypes="any", torch_name="unsqueeze",
-    complex_ok=True, vjp=_reshape_back)
+    complex_ok=True, vjp=_reshape_back, jvp="linear")
 def expand_dims(xp, x: Array, /, axis: int | tuple[int, ...]):
     """Insert a size-1 dimension at ``axis`` (an int or, since 2025.12, a tuple).
 
@@ -276,7 +294,7 @@ def expand_dims(xp, x: Array, /, axis: int | tuple[int, ...]):
     return xp.expand_dims(x, axis=axis), (x.shape,)
 
 
-@op("flip", section="manipulation", dtypes="any", complex_ok=True)
+@op("flip", section="manipulation", dtypes="any", complex_ok=True, jvp="linear")
 def flip(xp, x: Array, /, *, axis: Axis = None):
     """Reverse the order of elements along ``axis``.
 
@@ -310,7 +328,8 @@ def _flip_vjp(xp, res, g):
     return (xp.flip(g, axis=res[0]),)
 
 
-@op("moveaxis", aliases=("movedim",), section="manipulation", dtypes="any", complex_ok=True)
+@op("moveaxis", aliases=("movedim",), section="manipulation", dtypes="any", complex_ok=True,
+    jvp="linear")
 def moveaxis(xp, x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...],
              /):
     """Move axes of ``x`` from ``source`` to ``destination`` positions.
@@ -350,7 +369,7 @@ def _moveaxis_vjp(xp, res, g):
 
 
 @op("permute_dims", aliases=("permute",), section="manipulation", dtypes="any",
-    torch_name="permute", complex_ok=True)
+    torch_name="permute", complex_ok=True, jvp="linear")
 def permute_dims(xp, x: Array, /, axes: Sequence[int]):
     """Permute the axes of ``x``.
 
@@ -403,7 +422,7 @@ def _repeat_grad(xp, g, repeats, axis, n):
 
 
 @op("repeat", section="manipulation", dtypes="any", torch_name="repeat_interleave",
-    complex_ok=True)
+    complex_ok=True, jvp="linear")
 def repeat(xp, x: Array, repeats: int | Array, /, *, axis: int | None = None):
     """Repeat each element of ``x`` ``repeats`` times along ``axis``.
 
@@ -448,7 +467,8 @@ def _repeat_vjp(xp, res, g):
     return (_repeat_grad(xp, g, repeats, axis, shape[axis]), None)
 
 
-@op("reshape", section="manipulation", dtypes="any", complex_ok=True, vjp=_reshape_back)
+@op("reshape", section="manipulation", dtypes="any", complex_ok=True, vjp=_reshape_back,
+    jvp="linear")
 def reshape(xp, x: Array, /, shape: Sequence[int], *, copy: bool | None = None):
     """``x`` with a new ``shape``.
 
@@ -483,7 +503,7 @@ def reshape(xp, x: Array, /, shape: Sequence[int], *, copy: bool | None = None):
     return xp.reshape(x, tuple(shape), **kw), (x.shape,)
 
 
-@op("roll", section="manipulation", dtypes="any", complex_ok=True)
+@op("roll", section="manipulation", dtypes="any", complex_ok=True, jvp="linear")
 def roll(xp, x: Array, /, shift: int | tuple[int, ...], *, axis: Axis = None):
     """Roll elements of ``x`` by ``shift`` along ``axis``.
 
@@ -522,7 +542,8 @@ def _roll_vjp(xp, res, g):
     return (xp.roll(g, neg, axis=axis),)
 
 
-@op("squeeze", section="manipulation", dtypes="any", complex_ok=True, vjp=_reshape_back)
+@op("squeeze", section="manipulation", dtypes="any", complex_ok=True, vjp=_reshape_back,
+    jvp="linear")
 def squeeze(xp, x: Array, /, axis: int | tuple[int, ...]):
     """Remove the size-1 dimension(s) ``axis``.
 
@@ -552,7 +573,8 @@ def squeeze(xp, x: Array, /, axis: int | tuple[int, ...]):
     return xp.squeeze(x, axis=axis), (x.shape,)
 
 
-@op("stack", promote=("arrays",), section="manipulation", dtypes="any", complex_ok=True)
+@op("stack", promote=("arrays",), section="manipulation", dtypes="any", complex_ok=True,
+    jvp=_joined_jvp("stack"))
 def stack(xp, arrays: Sequence[Array], /, axis: int = 0, *, dim: int | None = None):
     """Join Tensors of one shape along a new axis.
 
@@ -593,7 +615,7 @@ def _stack_vjp(xp, res, g):
     return (list(xp.unstack(g, axis=axis)),)
 
 
-@op("tile", section="manipulation", dtypes="any", complex_ok=True)
+@op("tile", section="manipulation", dtypes="any", complex_ok=True, jvp="linear")
 def tile(xp, x: Array, repetitions: Sequence[int], /):
     """Construct a Tensor by repeating ``x`` ``repetitions`` times per dimension.
 
@@ -637,7 +659,7 @@ def _tile_vjp(xp, res, g):
 
 
 @op("unstack", out="tuple", section="manipulation", dtypes="any", torch_name="unbind",
-    complex_ok=True)
+    complex_ok=True, jvp="linear")
 def unstack(xp, x: Array, /, *, axis: int = 0):
     """Split ``x`` into a tuple of Tensors along ``axis``.
 
@@ -712,7 +734,7 @@ def _checked_index(idx, n, fname, dim):
     return xp.where(idx < 0, idx + n, idx)
 
 
-@op("take", section="indexing", dtypes="any", complex_ok=True)
+@op("take", section="indexing", dtypes="any", complex_ok=True, jvp="linear")
 def take(xp, x: Array, indices: Array, /, *, axis: int | None = None):
     """Elements of ``x`` at integer ``indices`` along ``axis``.
 
@@ -789,7 +811,7 @@ def _take_along_axis_fallback(xp, x, indices, axis):
 
 
 @op("take_along_axis", section="indexing", dtypes="any", torch_name="take_along_dim",
-    complex_ok=True)
+    complex_ok=True, jvp="linear")
 def take_along_axis(xp, x: Array, indices: Array, /, *, axis: int = -1):
     """Elements of ``x`` at ``indices`` matched along ``axis`` (``torch.gather``).
 
@@ -1349,7 +1371,7 @@ def _getitem_grad(xp, shape, key, g):
 
 
 @op("getitem", backend_arg=True, section="array_object", dtypes="any", torch_name=None,
-    complex_ok=True)
+    complex_ok=True, jvp="linear")
 def getitem(backend, x: Array, key: Any, /):
     """``x[key]``: basic, integer-array and boolean indexing, with NumPy's and PyTorch's
     answers on every backend.
@@ -1673,3 +1695,16 @@ def _index_put_vjp(xp, res, g):
                 gk = xp.where(cond, gk, xp.zeros_like(gk))
         gv = _sum_to(xp, gk, vshape)
     return (gx, None, gv)
+
+
+@index_put.defjvp
+def _index_put_jvp(xp, tangents, out, x, key, values, /):
+    # Linear in (x, values) jointly: index_put of the tangents, zero for the one without
+    # (a scalar or integer ``values`` writes zeros into x's tangent; PyTorch's
+    # ``index_put`` forward formula ``self_t.index_put(indices, values_t)``).
+    if not xp.isdtype(out.dtype, ("real floating", "complex floating")):
+        return None
+    tx = tangents.get("x")
+    tv = tangents.get("values")
+    return xp.index_put(xp.zeros_like(out) if tx is None else tx, key,
+                        0.0 if tv is None else tv)
