@@ -3,9 +3,9 @@
 Walks the public surface: the names of ``arrayflow`` (its public non-module attributes),
 ``arrayflow.nn``, ``nn.functional``, ``nn.init``, ``arrayflow.optim`` (and
 ``optim.lr_scheduler``), ``arrayflow.autograd`` (and ``autograd.functional``),
-``arrayflow.linalg``, ``arrayflow.fft``, ``arrayflow.utils.data``, plus the public methods
-of every public class found there (``Tensor``, ``nn.Module`` and its layers, the
-optimizers, ...). For each function and method it asserts:
+``arrayflow.linalg``, ``arrayflow.fft``, ``arrayflow.utils.data``, ``arrayflow.func``, plus
+the public methods of every public class found there (``Tensor``, ``nn.Module`` and its
+layers, the optimizers, ...). For each function and method it asserts:
 
 (a) every parameter but ``self``/``cls`` and the return are annotated (``inspect.signature``;
     a class's ``__init__`` parameters, not its return);
@@ -47,6 +47,7 @@ NAMESPACES = {
     "arrayflow.linalg": af.linalg,
     "arrayflow.fft": af.fft,
     "arrayflow.utils.data": af.utils.data,
+    "arrayflow.func": af.func,
 }
 
 EXCEPTIONS: dict[str, str] = {
