@@ -113,3 +113,8 @@ def erf(xp, x: Array, /):
 def _erf_vjp(xp, res, g):
     (x,) = res
     return (g * (_TWO_OVER_SQRT_PI * xp.exp(-(x * x))),)
+
+
+@erf.defjvp
+def _erf_jvp(xp, tangents, out, x):
+    return tangents["x"] * (_TWO_OVER_SQRT_PI * xp.exp(-(x * x)))
