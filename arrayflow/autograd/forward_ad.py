@@ -36,6 +36,7 @@ import weakref
 from typing import Any, NamedTuple
 
 from .._backend import use_backend
+from .._typing import Array
 from ..ops import _registry
 
 __all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",
@@ -69,12 +70,13 @@ class _Tangents:
 
 
 class _Level:
-    __slots__ = ("id", "tangents", "suspended", "__weakref__")
+    __slots__ = ("id", "tangents", "suspended", "keep", "__weakref__")
 
     def __init__(self, id_: int) -> None:
         self.id = id_
         self.tangents = _Tangents()
         self.suspended = 0
+        self.keep: list = []  # recorded outputs kept for the level (see _link_residuals)
 
 
 _LEVELS: list[_Level] = []  # active levels, outermost first
@@ -103,6 +105,28 @@ def _enter(nested_ok: bool) -> int:
     return _COUNTER[0]
 
 
+def _enter_nested() -> int:
+    """Enter a new level even when others are active: the entry point of
+    ``arrayflow.func.jvp`` (each call its own level, so ``jvp(jvp(f))`` nests), while the
+    public :func:`enter_dual_level` keeps PyTorch's "not nested" rule. Leave it with
+    :func:`exit_dual_level`."""
+    return _enter(nested_ok=True)
+
+
+def _carry_tangents(src, dst) -> None:
+    """Give ``dst`` the tangents ``src`` has at every active level (``dst`` is a Tensor of
+    the same values and shape: a detached copy, a fresh leaf made from ``src``)."""
+    for lv in _LEVELS:
+        t = lv.tangents.get(src)
+        if t is not None:
+            lv.tangents[dst] = t
+
+
+def _has_tangent(t) -> bool:
+    """Whether Tensor ``t`` carries a tangent at an active, unsuspended level."""
+    return any(not lv.suspended and lv.tangents.get(t) is not None for lv in _LEVELS)
+
+
 def enter_dual_level() -> int:
     """Enter a new forward-AD level and return its index (PyTorch's ``enter_dual_level``).
 
@@ -128,6 +152,11 @@ def exit_dual_level(*, level: int | None = None) -> None:
     ------
     RuntimeError
         If no level is active, or ``level`` is not the innermost one.
+
+    Parameters
+    ----------
+    level : int, optional
+        The level :func:`enter_dual_level` returned (checked when given).
     """
     if not _LEVELS or (level is not None and _LEVELS[-1].id != level):
         raise RuntimeError(
@@ -135,6 +164,7 @@ def exit_dual_level(*, level: int | None = None) -> None:
             f"innermost active level (active: {[lv.id for lv in _LEVELS]})")
     lv = _LEVELS.pop()
     lv.tangents.clear()
+    lv.keep.clear()
 
 
 class dual_level:
@@ -173,7 +203,15 @@ class dual_level:
 
 
 class UnpackedDualTensor(NamedTuple):
-    """``(primal, tangent)`` of a dual Tensor; ``tangent`` is None for a plain Tensor."""
+    """``(primal, tangent)`` of a dual Tensor; ``tangent`` is None for a plain Tensor.
+
+    Parameters
+    ----------
+    primal : Tensor
+        The value (a view without this level's tangent).
+    tangent : Tensor or None
+        Its tangent at the level asked.
+    """
 
     primal: Any
     tangent: Any
@@ -210,7 +248,7 @@ def _check_tangent(fname: str, primal, tangent) -> None:
             f"first (tangent.to({primal._backend.name!r}))")
 
 
-def make_dual(tensor, tangent, *, level: int | None = None):
+def make_dual(tensor: Array, tangent: Array, *, level: int | None = None) -> Array:
     """A dual Tensor: a view of ``tensor`` carrying ``tangent`` at ``level``.
 
     Parameters
@@ -251,8 +289,15 @@ def make_dual(tensor, tangent, *, level: int | None = None):
     return dual
 
 
-def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
+def unpack_dual(tensor: Array, *, level: int | None = None) -> UnpackedDualTensor:
     """``(primal, tangent)`` of ``tensor`` at ``level`` (default: the innermost level).
+
+    Parameters
+    ----------
+    tensor : Tensor
+        Any Tensor.
+    level : int, optional
+        Default: the innermost active level.
 
     Returns
     -------
@@ -264,7 +309,9 @@ def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
     if not _LEVELS:
         return UnpackedDualTensor(tensor, None)
     lv = _active_level(level, "unpack_dual")
-    tangent = lv.tangents.get(tensor) if isinstance(tensor, _registry.Tensor) else None
+    # a suspended level is hidden (a custom Function's forward, a JVP rule): no tangent
+    tangent = lv.tangents.get(tensor) if isinstance(tensor, _registry.Tensor) \
+        and not lv.suspended else None
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
     lv.suspended += 1
@@ -319,10 +366,53 @@ def call(op_, args: tuple, kwargs: dict, public):
         lv.suspended += 1
         try:
             t_out = _run_rule(op_, tangents, out, args, kwargs, bound)
+            t_out = _own(t_out, out, tangents, bound)
         finally:
             lv.suspended -= 1
         _attach(lv, name, out, t_out)
+    _link_residuals(op_, args, kwargs, out, levels)
     return out
+
+
+def _link_residuals(op_, args, kwargs, out, levels) -> None:
+    """Forward-over-reverse: a recorded call's residuals that carry tangents must reach
+    the VJP rule as those Tensors when it runs on Tensors (``create_graph``), so that the
+    rule's ops carry the tangents (``jvp(grad(f))``, ``jacfwd(jacrev(f))``). The graph
+    links the inputs that require grad and the outputs (weakly); here the inputs that
+    only carry a tangent are linked too (with the version check saved Tensors get), and
+    the outputs are kept alive for the level (a rebuilt output has no tangent)."""
+    Tensor = _registry.Tensor
+    outs = out if isinstance(out, tuple) else (out,)
+    node = None
+    for o in outs:
+        fn = getattr(o, "grad_fn", None) if isinstance(o, Tensor) else None
+        if fn is not None and getattr(fn, "op", None) is op_:
+            node = fn
+            break
+    if node is None or not node.res:
+        return
+    if node.outs is not None:
+        for lv in levels:
+            lv.keep.append(outs)
+    cand = []
+    for a in (*args, *(kwargs.values() if kwargs else ())):
+        for e in (a if type(a) in (list, tuple) else (a,)):
+            if isinstance(e, Tensor) and any(lv.tangents.get(e) is not None for lv in levels):
+                cand.append(e)
+    if not cand:
+        return
+    linked = {k for k, _, _ in (node.links or ())}
+    links, saved = list(node.links or ()), list(node.saved or ())
+    for k, r in enumerate(node.res):
+        if k in linked or not hasattr(r, "shape"):
+            continue
+        for t in cand:
+            cell = t._cell
+            if r is cell.array:
+                links.append((k, "in", t))
+                saved.append((cell, cell.version, k))
+                break
+    node.links, node.saved = tuple(links), tuple(saved)
 
 
 def _backend_of(out):
@@ -360,6 +450,30 @@ def _linear(op_, af, tangents, args, kwargs, bound):
     new = {n: sub(v, tangents.get(n)) for n, v in bound.items()}
     ba = inspect.BoundArguments(sig, new)
     return op_(*ba.args, **ba.kwargs)
+
+
+def _own(t_out, out, tangents, bound):
+    """``t_out`` with every tangent that IS an input's tangent (a rule returning
+    ``tangents["x"]`` as is) replaced by a Tensor of its own storage cell (the same array,
+    no copy: arrays are never written), unless the output is that input itself: in-place
+    writes update tangents in place (:func:`inplace`), which must not reach another
+    Tensor's."""
+    ins = {id(t) for v in tangents.values() for t in (v if type(v) is tuple else (v,))
+           if t is not None}
+    if not ins:
+        return t_out
+    args = {id(a) for a in bound.values()}
+    af = sys.modules["arrayflow"]
+
+    def own(o, t):
+        if t is None or id(t) not in ins or id(o) in args:
+            return t
+        return af.astype(t, t.dtype, copy=False)  # a new cell over the same array
+
+    if isinstance(out, tuple):
+        return tuple(own(o, t) for o, t in zip(out, t_out)) if isinstance(
+            t_out, tuple) else t_out
+    return own(out, t_out)
 
 
 def _attach(lv: _Level, name: str, out, t_out) -> None:
@@ -428,8 +542,10 @@ def inplace(dst, src, *, check: bool = False) -> None:
                 continue
             lv.suspended += 1
             try:
-                lv.tangents[dst] = af.zeros_like(dst) if t_new is None else (
-                    t_new if t_new.dtype == dst.dtype else af.astype(t_new, dst.dtype))
+                # a cell of its own (no copy: arrays are never written), so that later
+                # in-place writes into it do not reach src's tangent
+                lv.tangents[dst] = af.zeros_like(dst) if t_new is None else af.astype(
+                    t_new, dst.dtype, copy=False)
             finally:
                 lv.suspended -= 1
             continue

@@ -32,6 +32,7 @@ from .._typing import Array
 from ..ops import _registry
 from ..ops._vjp_util import sum_to_shape
 from ..ops.dtypes import astype
+from . import forward_ad as _fw
 from . import graph as _graph
 from ._views import _ViewCell, function_alias, rebase_view
 from .grad_mode import _enabled, set_grad_enabled
@@ -63,6 +64,8 @@ class FunctionCtx:
         self.xp: Any = None
         self.backend: Any = None
         self._fname = "Function"
+        self._fw_saved: tuple[Any, ...] = ()
+        self._in_jvp = False
 
     def save_for_backward(self, *tensors: Array | None) -> None:
         """Save Tensors (or None) for ``backward``; read them back with ``saved_tensors``.
@@ -86,9 +89,32 @@ class FunctionCtx:
                     f"got {type(t).__name__}")
         self._to_save = tensors
 
+    def save_for_forward(self, *tensors: Array | None) -> None:
+        """Save Tensors (or None) for ``jvp``; inside ``jvp``, ``saved_tensors`` returns
+        them (PyTorch's ``ctx.save_for_forward``).
+
+        Parameters
+        ----------
+        *tensors : Tensor or None
+            Inputs, outputs or intermediates of ``forward``.
+
+        Raises
+        ------
+        TypeError
+            If an argument is neither a Tensor nor None.
+        """
+        Tensor: Any = _registry.Tensor
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"{self._fname}.save_for_forward: argument {i} must be a Tensor or None, "
+                    f"got {type(t).__name__}")
+        self._fw_saved = tensors
+
     @property
     def saved_tensors(self) -> tuple:
-        """The Tensors given to ``save_for_backward``.
+        """The Tensors given to ``save_for_backward`` (inside ``jvp``: to
+        ``save_for_forward``).
 
         Raises
         ------
@@ -96,6 +122,8 @@ class FunctionCtx:
             If one was modified in place after it was saved (naming the versions),
             or the graph was already freed by a previous backward.
         """
+        if self._in_jvp:
+            return tuple(self._fw_saved)
         if self._saved is None:
             raise RuntimeError(
                 f"Trying to backward through the graph a second time (or directly access "
@@ -354,6 +382,37 @@ class Function(metaclass=_FunctionMeta):
         """
         raise NotImplementedError("Function subclasses must implement backward")
 
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """The forward-mode formula (optional; PyTorch's ``Function.jvp``).
+
+        Called by :meth:`apply` when an input carries a forward-mode tangent
+        (:mod:`arrayflow.autograd.forward_ad`, :func:`arrayflow.func.jvp`), after
+        ``forward`` (which runs with the tangents hidden).
+
+        Parameters
+        ----------
+        ctx : FunctionCtx
+            The context of ``forward``; ``ctx.saved_tensors`` returns what
+            ``ctx.save_for_forward`` saved.
+        *grad_inputs : Tensor or None
+            One tangent per ``forward`` input: zeros for a Tensor input without one, None
+            for a non-Tensor input (as PyTorch 2.13).
+
+        Returns
+        -------
+        Any
+            One tangent (Tensor or None) per output of ``forward``.
+
+        Raises
+        ------
+        NotImplementedError
+            When not overridden (PyTorch's message, naming the Function).
+        """
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it "
+            "with forward mode AD.")
+
     setup_context = None  # the split form defines it
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -404,16 +463,23 @@ class Function(metaclass=_FunctionMeta):
         needs = tuple(isinstance(a, Tensor) and a._requires_grad and grad_on for a in args)
         ctx.needs_input_grad = needs
         ctx._in_meta = ()
-        token = _enabled.set(False)
+        fw_levels = _fw_levels(cls, args) if _fw._LEVELS else ()
+        for lv in _fw._LEVELS:  # forward (and setup_context) see no tangents (PyTorch)
+            lv.suspended += 1
         try:
+            token = _enabled.set(False)
+            try:
+                if cls.setup_context is not None:
+                    output = cls.forward(*args, **kwargs)
+                else:
+                    output = cls.forward(ctx, *args, **kwargs)
+            finally:
+                _enabled.reset(token)
             if cls.setup_context is not None:
-                output = cls.forward(*args, **kwargs)
-            else:
-                output = cls.forward(ctx, *args, **kwargs)
+                cls.setup_context(ctx, args, output)
         finally:
-            _enabled.reset(token)
-        if cls.setup_context is not None:
-            cls.setup_context(ctx, args, output)
+            for lv in _fw._LEVELS:
+                lv.suspended -= 1
         if ctx._dirty and grad_on:
             for _, a in tensor_args:
                 if id(a) in ctx._dirty and a._requires_grad and a.grad_fn is None:
@@ -466,7 +532,66 @@ class Function(metaclass=_FunctionMeta):
                 _rebase_dirty_views(outputs, ctx._dirty)
         ctx._saved = tuple(None if t is None else (t, t._cell.version) for t in ctx._to_save)
         ctx._to_save = ()
+        if fw_levels:
+            _fw_tangents(cls, ctx, fw_levels, args, outputs, is_tuple)
         return outputs if is_tuple else outputs[0]
+
+
+def _fw_levels(cls, args) -> list:
+    """The forward-AD levels where a Tensor argument has a tangent; raises PyTorch's
+    NotImplementedError (before ``forward`` runs) when there is one and ``cls`` has no
+    ``jvp``."""
+    levels = _fw._levels_with_tangents(args, None)
+    if levels and cls.jvp is Function.jvp:
+        raise NotImplementedError(
+            f"{cls.__name__}.apply: You must implement the jvp function for custom "
+            f"autograd.Function to use it with forward mode AD. (an input of "
+            f"{cls.__name__} has a forward-mode tangent; define the staticmethod "
+            f"{cls.__name__}.jvp(ctx, *tangents))")
+    return levels
+
+
+def _fw_tangents(cls, ctx, levels, args, outputs, is_tuple) -> None:
+    """PyTorch's custom-Function forward mode: per level, ``cls.jvp(ctx, *tangents)``
+    (zeros for a Tensor input without a tangent, None for a non-Tensor input) gives the
+    outputs' tangents; it runs with that level suspended, so its ops carry the others."""
+    Tensor: Any = _registry.Tensor
+    from ..ops.creation import zeros_like
+
+    for lv in levels:
+        tangents = []
+        for a in args:
+            if not isinstance(a, Tensor):
+                tangents.append(None)
+                continue
+            t = lv.tangents.get(a)
+            if t is None:
+                with _backend.use_backend(a._backend):
+                    t = zeros_like(a)
+            tangents.append(t)
+        lv.suspended += 1
+        ctx._in_jvp = True
+        try:
+            result = cls.jvp(ctx, *tangents)
+        finally:
+            ctx._in_jvp = False
+            lv.suspended -= 1
+        if is_tuple:
+            if not isinstance(result, tuple) or len(result) != len(outputs):
+                n = len(result) if isinstance(result, tuple) else 1
+                raise RuntimeError(
+                    f"{cls.__name__}.jvp: expected {len(outputs)} tangents (one per output "
+                    f"of forward), got {n}")
+        elif isinstance(result, tuple):
+            if len(result) != 1:
+                raise RuntimeError(f"{cls.__name__}.jvp: expected 1 tangent (forward returns "
+                                   f"one output), got {len(result)}")
+            result = result[0]
+        for t in (result if is_tuple else (result,)):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"{cls.__name__}.jvp: a tangent must be a Tensor or None, got "
+                                f"{type(t).__name__}")
+        _fw._attach(lv, cls.__name__, outputs if is_tuple else outputs[0], result)
 
 
 def _rebase_dirty_views(outputs, dirty) -> None:
