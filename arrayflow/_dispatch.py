@@ -104,11 +104,22 @@ def modes_active(st: DispatchState | None) -> bool:
 
 # --- does an object take part? ---------------------------------------------------------------
 
-def disabled_arrayflow_function_impl(cls, func, types, args=(), kwargs=None):
+def disabled_arrayflow_function_impl(cls: Any, func: Callable, types: Any, args: tuple = (),
+                                     kwargs: dict | None = None) -> Any:
     """Set ``__arrayflow_function__ = disabled_arrayflow_function_impl`` (or its
     ``classmethod``) on a class to make it take no part in dispatch: a Tensor subclass
     (``nn.Parameter``) then behaves as a plain Tensor, as PyTorch's
     ``_disabled_torch_function_impl``.
+
+    Parameters
+    ----------
+    cls, func, types, args, kwargs
+        The protocol's arguments (never passed: the object is only compared).
+
+    Returns
+    -------
+    NotImplemented
+        Never reached in dispatch.
     """
     return NotImplemented  # never called: takes_part recognises this object
 
@@ -230,7 +241,7 @@ def overloaded_args(args: tuple, kwargs: dict | None = None, func: Any = None,
 _plain_method_warned = False
 
 
-def protocol_method(t: type, instance=None, *, mode: bool = False) -> Callable:
+def protocol_method(t: type, instance: Any = None, *, mode: bool = False) -> Callable:
     """How to call ``__arrayflow_function__`` of type ``t``: the callable that takes
     ``(func, types, args, kwargs)``.
 
@@ -291,6 +302,16 @@ def protocol_form(t: type) -> str:
     ------
     TypeError
         If ``t`` does not define ``__arrayflow_function__``.
+
+    Parameters
+    ----------
+    t : type
+        The class to inspect.
+
+    Returns
+    -------
+    str
+        One of the four spellings.
     """
     for klass in t.__mro__:
         if "__arrayflow_function__" in vars(klass):
@@ -417,7 +438,8 @@ def dispatch_call(func: Any, args: tuple, kwargs: dict | None) -> Any:
 
 # --- entry points --------------------------------------------------------------------------
 
-def handle_arrayflow_function(public_api: Callable, relevant_args, *args, **kwargs) -> Any:
+def handle_arrayflow_function(public_api: Callable, relevant_args: Any, *args: Any,
+                              **kwargs: Any) -> Any:
     """Dispatch ``public_api(*args, **kwargs)`` to the overrides among ``relevant_args``
     (PyTorch's ``handle_torch_function``): those that take part, ordered by
     :func:`overloaded`; active modes first.
@@ -432,6 +454,20 @@ def handle_arrayflow_function(public_api: Callable, relevant_args, *args, **kwar
     TypeError
         If every implementation returns ``NotImplemented``, or none takes part and no
         mode is active.
+
+    Parameters
+    ----------
+    public_api : callable
+        The function being overridden (passed to the handlers as ``func``).
+    relevant_args : iterable
+        The arguments that may take part.
+    *args, **kwargs
+        The call's arguments.
+
+    Returns
+    -------
+    object
+        The first handler's result that is not ``NotImplemented``.
     """
     st = state.get()
     on = st is None or not (st.disable_subclass or st.disable_all)
@@ -440,16 +476,38 @@ def handle_arrayflow_function(public_api: Callable, relevant_args, *args, **kwar
     return dispatch(public_api, over, args, kwargs)
 
 
-def has_arrayflow_function(relevant_args) -> bool:
+def has_arrayflow_function(relevant_args: Any) -> bool:
     """Whether a mode is active or any of ``relevant_args`` takes part
-    (PyTorch's ``has_torch_function``)."""
+    (PyTorch's ``has_torch_function``).
+
+    Parameters
+    ----------
+    relevant_args : iterable
+        The arguments to look at.
+
+    Returns
+    -------
+    bool
+        True when the call must go through :func:`handle_arrayflow_function`.
+    """
     st = state.get()
     return modes_active(st) or any(type_takes_part(type(a), st) for a in relevant_args)
 
 
 def is_tensor_like(obj: Any) -> bool:
     """True for Tensors and anything with an ``__arrayflow_function__`` attribute (a class
-    that defines it too), as PyTorch's ``is_tensor_like``."""
+    that defines it too), as PyTorch's ``is_tensor_like``.
+
+    Parameters
+    ----------
+    obj : object
+        Any object.
+
+    Returns
+    -------
+    bool
+        Whether ``obj`` is a Tensor or Tensor-like.
+    """
     return type(obj) is _plain or hasattr(obj, "__arrayflow_function__")
 
 
@@ -470,6 +528,16 @@ def overridable(func: Callable) -> Callable:
     Every argument (and list/tuple element, keyword values included) is checked as
     :func:`relevant` says; modes see the call too. The function is listed by
     ``overrides.get_overridable_functions``.
+
+    Parameters
+    ----------
+    func : callable
+        The function to wrap.
+
+    Returns
+    -------
+    callable
+        The wrapper (``functools.wraps(func)``): dispatches first, then calls ``func``.
     """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -560,7 +628,13 @@ class DisableArrayflowFunctionSubclass:
 
 
 def disable_arrayflow_function_subclass() -> DisableArrayflowFunctionSubclass:
-    """``with disable_arrayflow_function_subclass():`` (PyTorch's spelling)."""
+    """``with disable_arrayflow_function_subclass():`` (PyTorch's spelling).
+
+    Returns
+    -------
+    DisableArrayflowFunctionSubclass
+        The context manager.
+    """
     return DisableArrayflowFunctionSubclass()
 
 
@@ -610,7 +684,23 @@ class ArrayflowFunctionMode:
 
 @dataclass
 class DispatchReport:
-    """What :func:`explain_dispatch` found: collected arguments, order, and each outcome."""
+    """What :func:`explain_dispatch` found: collected arguments, order, and each outcome.
+
+    Parameters
+    ----------
+    function : str
+        The dispatched function's qualified name.
+    collected : list of tuple
+        ``(where, type name)`` of each argument that takes part.
+    order : list of tuple
+        ``(type name, why here)``, in the order the types are tried.
+    outcomes : list of tuple
+        ``(who, result repr or exception)`` for each handler asked.
+    mode : str or None
+        The active mode's type name.
+    result : object
+        What the call returned.
+    """
 
     function: str
     collected: list = field(default_factory=list)  # (where, type name)
@@ -635,7 +725,7 @@ class DispatchReport:
         return "\n".join(lines)
 
 
-def explain_dispatch(func: Callable, *args, **kwargs) -> DispatchReport:
+def explain_dispatch(func: Callable, *args: Any, **kwargs: Any) -> DispatchReport:
     """Run ``func(*args, **kwargs)`` and report how it was dispatched.
 
     Lists which arguments take part (and from where: positional, list/tuple element,
@@ -645,6 +735,19 @@ def explain_dispatch(func: Callable, *args, **kwargs) -> DispatchReport:
     (or that the arrayflow implementation ran, or what it raised: an op rejects a list
     where an array goes before any dispatch, as PyTorch's argument parser). The final
     result is ``report.result`` (an exception is recorded in ``outcomes`` and re-raised).
+
+    Parameters
+    ----------
+    func : callable
+        An overridable function (an op, a Tensor method, an ``@overridable`` function).
+    *args, **kwargs
+        Its arguments.
+
+    Returns
+    -------
+    DispatchReport
+        Printable: the arguments that take part, the order of their types, each
+        handler's outcome and ``result``.
     """
     rep = DispatchReport(_qualname(func))
     st = state.get()

@@ -155,6 +155,17 @@ def _tensor_params(fn: Callable, name: str) -> tuple[inspect.Signature, dict[str
 class CustomOpDef:
     """A custom op (made by :func:`custom_op`): call it like a function.
 
+    Parameters
+    ----------
+    qualname : str
+        ``"namespace::name"``.
+    fn : callable
+        The default kernel (annotated: the schema).
+    mutates_args : tuple of str or "unknown"
+        The Tensor parameters the op writes into.
+    elementwise : bool
+        Whether the op maps elements independently.
+
     Attributes
     ----------
     name : str
@@ -213,6 +224,11 @@ class CustomOpDef:
             arrays; returns raw arrays of the shapes and dtypes the fake rule gives.
             Omitted: returns a decorator.
 
+        Returns
+        -------
+        callable
+            ``fn``, or the decorator when ``fn`` is omitted.
+
         Raises
         ------
         ValueError
@@ -239,6 +255,21 @@ class CustomOpDef:
         the output's shapes and dtypes (``af.empty_like(x)``); never reads values.
 
         Used to check every kernel's result and to type a block-wise Dask result.
+
+        Parameters
+        ----------
+        fn : callable
+            The rule.
+
+        Returns
+        -------
+        callable
+            ``fn`` (so it can be a decorator).
+
+        Raises
+        ------
+        TypeError
+            If ``fn`` is not callable.
         """
         if not callable(fn):
             raise TypeError(f"{self.name}.register_fake: expected a function, got "

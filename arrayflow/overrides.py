@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+from typing import Any
 
 from . import _dispatch
 from ._dispatch import (
@@ -87,6 +88,12 @@ def get_overridable_functions() -> dict:
     ``arrayflow.fft``, ``arrayflow.nn.functional``), plus ``arrayflow.Tensor`` for its
     methods and operators. As in PyTorch, a module's entry lists what its public names
     (no leading ``_``) hold: private helpers and re-exported modules are left out.
+
+    Returns
+    -------
+    dict
+        Namespace (module, or the Tensor class) -> list of its overridable functions;
+        custom ops (:mod:`arrayflow.library`) under ``arrayflow.library``.
     """
     out: dict = {}
     for ns in _namespaces():
@@ -106,7 +113,7 @@ def get_overridable_functions() -> dict:
     return out
 
 
-def resolve_name(f) -> str | None:
+def resolve_name(f: Any) -> str | None:
     """A readable name for a function passed to ``__arrayflow_function__``, or None.
 
     ``resolve_name(arrayflow.add)`` is ``"arrayflow.add"``,
@@ -116,6 +123,16 @@ def resolve_name(f) -> str | None:
     ``"arrayflow.mul"``, as PyTorch's ``torch.mul``). Anything not overridable gives
     None. PyTorch
     ``torch.overrides.resolve_name``.
+
+    Parameters
+    ----------
+    f : callable
+        A function handed to ``__arrayflow_function__``.
+
+    Returns
+    -------
+    str or None
+        Its qualified name, None if it is not overridable.
     """
     try:
         hash(f)
@@ -183,6 +200,11 @@ class _Token:
 def get_testing_overrides() -> dict:
     """``{function: dummy}`` for every overridable function: a lambda-like function
     with exactly its signature that returns -1 (generated, never hand-written).
+
+    Returns
+    -------
+    dict
+        Overridable function -> a dummy with its signature returning -1.
     """
     out = {}
     for funcs in get_overridable_functions().values():
@@ -196,7 +218,13 @@ def get_testing_overrides() -> dict:
 
 def get_ignored_functions() -> set:
     """Public callables of the arrayflow namespaces that are not overridable (selection,
-    seeding, grad modes, dtype objects, classes)."""
+    seeding, grad modes, dtype objects, classes).
+
+    Returns
+    -------
+    set
+        The public callables that do not dispatch.
+    """
     overridable_ = {id(f) for fs in get_overridable_functions().values() for f in fs}
     out = set()
     for ns in _namespaces():

@@ -48,6 +48,9 @@ NAMESPACES = {
     "arrayflow.fft": af.fft,
     "arrayflow.utils.data": af.utils.data,
     "arrayflow.func": af.func,
+    "arrayflow.library": af.library,
+    "arrayflow.autograd.forward_ad": af.autograd.forward_ad,
+    "arrayflow.overrides": af.overrides,
 }
 
 EXCEPTIONS: dict[str, str] = {

@@ -79,7 +79,7 @@ DTYPE_CATEGORIES: dict[str, str] = {
 # What the layers above provide, filled in by :func:`install` (imports flow one way: ops
 # sits below autograd and tensor). Read at call time as ``_registry.Tensor``; never
 # ``from ..ops._registry import Tensor`` at module level (that binds the placeholder).
-Tensor: type = type(None)
+Tensor: Any = type(None)
 _record_hook = None  # autograd.graph.record: record a backward node for an op call
 _grad_enabled = bool  # autograd's grad-mode getter (no autograd: a call never records)
 _view_hook = None  # autograd._views.on_view: make a view op's output a view of its input
@@ -234,13 +234,18 @@ class Op:
     identity : callable or None
         ``identity(backend, *raw_args, **kwargs)``: True when the call would return its
         first argument unchanged; the op then returns that Tensor itself (``asarray``).
+    batch : callable or None
+        The op's ``vmap`` batching rule ``batch(op, public, args, kwargs)`` (arguments
+        may be batched Tensors), for ops whose rule :mod:`arrayflow.func._batching` does
+        not derive from the table (section, ``axis`` parameters); None: derived, or the
+        rule of ``_batching.RULES``, or a loop over the batch.
     """
 
     def __init__(self, name, forward, *, differentiable=True, creation=False, out="tensor",
                  backend_arg=None, convert_dtypes=True, module="arrayflow", doc=None,
                  promote=None, floating=False, mixed_kinds="promote", section=None,
                  dtypes=None, aliases=(), torch_name=..., complex_ok=False, vjp=None,
-                 res_needs=None, jvp=None, identity=None):
+                 res_needs=None, jvp=None, identity=None, batch=None):
         if section is not None and section not in SECTIONS:
             raise ValueError(f"arrayflow.ops.op: section={section!r} for {name!r}; expected "
                              f"one of {sorted(SECTIONS)}")
@@ -260,6 +265,9 @@ class Op:
         # Forward mode (arrayflow.autograd.forward_ad): "linear", or
         # jvp(xp, tangents, out, *args, **kwargs) -> the output's tangent(s).
         self.jvp = None
+        # vmap (arrayflow.func): batch(op, public, args, kwargs) -> the batched result, for
+        # ops whose batching rule is not derived from the table (func/_batching.py)
+        self.batch = batch
         self.res_needs = res_needs  # {residual index: param indices whose grads need it}
         self.differentiable = differentiable
         self.complex_ok = complex_ok
