@@ -8,7 +8,9 @@ dicts and namedtuples of Tensors) and compose with each other (``grad(grad(f))``
 
 Forward mode (:mod:`arrayflow.autograd.forward_ad`), on every backend: :func:`jvp`,
 :func:`linearize`, :func:`jacfwd` and :func:`hessian` (``jacfwd(jacrev(f))``); they
-nest and compose with the reverse transforms in any order. See ``docs/func.md``.
+nest and compose with the reverse transforms in any order. :func:`vmap` vectorizes
+any of them over a batch dimension (``vmap(grad(loss))``: per-sample gradients).
+See ``docs/func.md``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 from ._forward import hessian, jacfwd, jvp, linearize
 from ._functional_call import functional_call, stack_module_state
 from ._reverse import grad, grad_and_value, jacrev, vjp
+from ._vmap import vmap
 
 __all__ = ["grad", "grad_and_value", "vjp", "jacrev", "functional_call",
-           "stack_module_state", "jvp", "linearize", "jacfwd", "hessian"]
+           "stack_module_state", "jvp", "linearize", "jacfwd", "hessian", "vmap"]

@@ -688,11 +688,10 @@ def _axis_int(op, public, args, kwargs):
         ax = b["axis"]
         if ax is None:
             if op.name in ("argmax", "argmin"):
-                if b.get("keepdims"):
-                    return None
-                k = len(x._levels)
                 out = public(_flat(x), axis=-1)
-                return make(out, x._levels, x._origin) if k else out
+                if b.get("keepdims"):
+                    out = _m.reshape(out, tuple(out.shape) + (1,) * n)
+                return make(out, x._levels, x._origin)
             if n != 1:
                 return None
             b["axis"] = -1

@@ -33,9 +33,10 @@ from ..autograd import enable_grad, is_grad_enabled
 from ..autograd import forward_ad as _fw
 from ..autograd import grad as _autograd_grad
 from ..autograd.graph import AccumulateGrad, grad_edge
-from ..ops.creation import eye, zeros, zeros_like
+from ..ops.creation import eye, ones_like, zeros, zeros_like
 from ..ops.manipulation import reshape, stack
 from ..tensor import Tensor
+from . import _batching as _vb
 from ._pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jacrev"]
@@ -97,17 +98,34 @@ class _Level:
     is tracked outside it.
     """
 
-    __slots__ = ("api", "enabled", "fresh")
+    __slots__ = ("api", "enabled", "fresh", "vmap")
 
     def __init__(self, api: str):
         self.api = api
         self.enabled = is_grad_enabled()
         self.fresh: set = set()  # the AccumulateGrad nodes of this level's fresh leaves
+        # Inside vmap: the active vmap levels. Every differentiated input is then
+        # batched (broadcast where it is not) at all of them, so that the gradient of the
+        # sum of the batched output with respect to the physical inputs is the
+        # per-sample gradient: each sample's output depends on its own slice only.
+        self.vmap = _vb.active_levels()
 
     def make_diff(self, x: Any) -> Tensor:
         if not isinstance(x, Tensor):
             raise ValueError(
                 f"{self.api}: Thing passed to transform API must be Tensor, got {type(x)}")
+        if self.vmap:
+            origin = x._origin if type(x) is _vb.BatchedTensor else "an unbatched input"
+            return _vb.make(self._diff(_vb.expand_to(x, self.vmap)), self.vmap, origin)
+        return self._diff(x)
+
+    def physical(self, t: Any) -> Any:
+        """The plain Tensor autograd sees for ``t`` (inside vmap: batched at all levels)."""
+        if self.vmap and isinstance(t, Tensor):
+            return _vb.expand_to(t, self.vmap)
+        return t
+
+    def _diff(self, x: Tensor) -> Tensor:
         if self.enabled and x.requires_grad:
             # differentiable outside: an alias keeps the path to x for outer transforms
             return reshape(x, tuple(x.shape))
@@ -149,6 +167,10 @@ class _Level:
 
     def unwrap_flat(self, tensors: list, keep_graph: bool) -> list:
         """Tensors handed back: detached unless ``keep_graph`` and reaching outside."""
+        if any(type(t) is _vb.BatchedTensor for t in tensors):
+            phys = self.unwrap_flat([_vb.physical(t) for t in tensors], keep_graph)
+            return [_vb.make(p, t._levels, t._origin) if type(t) is _vb.BatchedTensor else p
+                    for p, t in zip(phys, tensors)]
         if _fw._LEVELS:
             memo: dict = {}
             return [self._strip(t, keep_graph, memo, 0) for t in tensors]
@@ -233,13 +255,20 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs, api_name):
             raise RuntimeError(f"{api}: grad can be implicitly created only for real scalar "
                                f"outputs but got {output.dtype}")
         flat_diff, spec = tree_flatten(diff)
+        flat_p = [level.physical(d) for d in flat_diff]
+        out_p = level.physical(output)
         memo: dict = {}
-        reaches = level.outside([output], memo)[0]
+        reaches = level.outside([out_p], memo)[0]
         create = level.enabled and reaches
         # the graph is freed only when it is wholly this transform's: nothing returned
         # (output or aux) can lead an outside backward into it
-        retain = reaches or (has_aux and any(level.outside(tree_leaves(aux), memo)))
-        gs = _grads([output], flat_diff, None, retain_graph=retain, create_graph=create)
+        retain = reaches or (has_aux and any(level.outside(
+            [_vb.physical(a) for a in tree_leaves(aux)], memo)))
+        # inside vmap the output is batched: its sum's gradient is the per-sample one
+        cts = [ones_like(out_p)] if level.vmap else None
+        gs = _grads([out_p], flat_p, cts, retain_graph=retain, create_graph=create)
+        if level.vmap:
+            gs = [_vb.make(g, level.vmap, d._origin) for g, d in zip(gs, flat_diff)]
         gs = level.unwrap_flat(gs, create)
         value = level.unwrap_flat([output], level.enabled)[0]
         if has_aux:
@@ -370,7 +399,9 @@ def _vjp(func, primals, argnums, has_aux, api):
                                    f"complex Tensors, got Tensor with dtype {o.dtype}")
         flat_diff, diff_spec = tree_flatten(diff)
         results = tree_unflatten(level.unwrap_flat(flat_out, level.enabled), out_spec)
-    out_reaches = level.outside(flat_out, {})
+    flat_diff_p = [level.physical(d) for d in flat_diff]
+    flat_out_p = [level.physical(o) for o in flat_out]
+    out_reaches = level.outside(flat_out_p, {})
 
     def vjp_fn(cotangents: Any, retain_graph: bool = True,
                create_graph: bool | None = None) -> Any:
@@ -397,8 +428,10 @@ def _vjp(func, primals, argnums, has_aux, api):
         ct_grad = any(c.requires_grad for c in flat_ct)
         create = bool(create_graph) and (ct_grad or (level.enabled and any(out_reaches)))
         with enable_grad():
-            gs = _grads(flat_out, flat_diff, flat_ct, retain_graph=retain_graph,
-                        create_graph=create)
+            gs = _grads(flat_out_p, flat_diff_p, [level.physical(c) for c in flat_ct],
+                        retain_graph=retain_graph, create_graph=create)
+        if level.vmap:
+            gs = [_vb.make(g, level.vmap, d._origin) for g, d in zip(gs, flat_diff)]
         return tree_unflatten(level.unwrap_flat(gs, create), diff_spec)
 
     return results, vjp_fn, aux

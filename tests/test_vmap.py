@@ -1,0 +1,640 @@
+"""``arrayflow.func.vmap`` against ``torch.func.vmap`` (PyTorch 2.13) and against a Python
+loop over the batch: the op table's element-wise ops and reductions (generated), matmul and
+linalg, manipulation and indexing, in_dims/out_dims, nesting, randomness, per-sample
+gradients (``vmap(grad)``, ``vmap(jacrev)``), the fallback warning and every error.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from conftest import forbid_compute
+
+import arrayflow as af
+from arrayflow import nn
+from arrayflow.func import _batching, functional_call, grad, jacrev, vjp, vmap
+from arrayflow.ops._registry import OPS
+
+torch = pytest.importorskip("torch")
+tfunc = torch.func
+
+RNG = np.random.default_rng(0)
+
+
+def host(t):
+    return np.asarray(t.detach().numpy())
+
+
+def close(a, b, rtol=1e-6, atol=1e-8):
+    b = b.detach().numpy() if isinstance(b, torch.Tensor) else np.asarray(b.numpy()) \
+        if isinstance(b, af.Tensor) else np.asarray(b)
+    np.testing.assert_allclose(host(a), b, rtol=rtol, atol=atol)
+
+
+def loop(f, args, in_dims=0):
+    """``stack([f(*args_i) for i])``: the definition of vmap, with plain Tensors."""
+    dims = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
+    size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
+    outs = []
+    for i in range(size):
+        sub = [a if d is None else af.take(a, af.asarray([i]), axis=d).squeeze(d)
+               for a, d in zip(args, dims)]
+        outs.append(f(*sub))
+    if isinstance(outs[0], tuple):
+        return tuple(af.stack([o[j] for o in outs]) for j in range(len(outs[0])))
+    return af.stack(outs)
+
+
+# --- element-wise ops, generated from the op table ----------------------------------------------
+
+_DOMAIN = {  # inputs inside every element-wise op's domain
+    "floating": lambda s: RNG.uniform(0.1, 0.9, s),
+    "integer": lambda s: RNG.integers(1, 5, s),
+    "boolean": lambda s: RNG.integers(0, 2, s).astype(bool),
+}
+
+
+def _kind(op):
+    d = op.dtypes or "real floating"
+    if d in ("integer", "integer or boolean"):
+        return "integer"
+    if d == "boolean":
+        return "boolean"
+    return "floating"
+
+
+ELEMENTWISE = sorted(n for n, o in OPS.items() if o.section == "elementwise")
+
+
+def _arity(op):
+    return sum(1 for p in op.__signature__.parameters.values()
+               if p.kind == p.POSITIONAL_ONLY)
+
+
+def _np_args(op, shapes):
+    make = _DOMAIN[_kind(op)]
+    return [make(s) for s in shapes]
+
+
+@pytest.mark.parametrize("name", ELEMENTWISE)
+def test_every_elementwise_op_matches_a_loop_and_torch(name):
+    op = OPS[name]
+    n = _arity(op)
+    if n == 0 or n > 2:
+        pytest.skip(f"{name} takes {n} array arguments")
+    # batched (3, 2, 4) at dim 0 against an unbatched (4,) (rank alignment + broadcasting),
+    # and the batch at dim 1 of the first argument
+    shapes = [(3, 2, 4), (4,)][:n]
+    npa = _np_args(op, shapes)
+    args = [af.asarray(a) for a in npa]
+    in_dims = (0, None)[:n]
+    got = vmap(op, in_dims=in_dims)(*args)
+    close(got, loop(op, args, in_dims))
+    got1 = vmap(op, in_dims=(1,) + (None,) * (n - 1))(*args)
+    close(got1, loop(op, args, (1,) + (None,) * (n - 1)))
+    tname = op.torch_name
+    tfn = getattr(torch, tname, None) if tname else None
+    if tfn is None:
+        return
+    targs = [torch.asarray(a) for a in npa]
+    try:
+        plain_t = tfn(*[t[0] if i == 0 else t for i, t in enumerate(targs)])
+    except (RuntimeError, TypeError):
+        return  # torch has no such overload: the loop comparison above is the check
+    plain_a = op(*[a[0] if i == 0 else a for i, a in enumerate(args)])
+    if plain_t.shape != tuple(plain_a.shape) or not np.allclose(
+            host(plain_a), plain_t.numpy(), equal_nan=True):
+        return  # the op itself differs from torch (not vmap's concern; see its own tests)
+    close(got, tfunc.vmap(tfn, in_dims=in_dims)(*targs))
+
+
+@pytest.mark.parametrize("name", ["add", "multiply", "atan2", "maximum"])
+def test_binary_ops_with_both_batched_at_different_dims(name):
+    a = RNG.uniform(0.1, 0.9, (3, 4))
+    b = RNG.uniform(0.1, 0.9, (4, 3))
+    f = OPS[name]
+    got = vmap(f, in_dims=(0, 1))(af.asarray(a), af.asarray(b))
+    want = tfunc.vmap(getattr(torch, name), in_dims=(0, 1))(torch.asarray(a), torch.asarray(b))
+    close(got, want)
+
+
+# --- reductions with axis, generated ------------------------------------------------------
+
+REDUCTIONS = ["sum", "prod", "mean", "std", "var", "max", "min", "all", "any",
+              "count_nonzero", "argmax", "argmin", "cumulative_sum", "cumulative_prod",
+              "linalg.vector_norm"]
+
+
+@pytest.mark.parametrize("name", REDUCTIONS)
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 2)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_every_reduction_with_axis_matches_a_loop(name, axis, keepdims):
+    op = OPS[name]
+    x = af.asarray(RNG.uniform(0.1, 0.9, (3, 2, 4, 5)))
+    params = op.__signature__.parameters
+    kw = {}
+    if isinstance(axis, tuple) and name in ("argmax", "argmin", "cumulative_sum",
+                                            "cumulative_prod"):
+        pytest.skip("takes one axis")
+    if axis is None and name.startswith("cumulative"):
+        pytest.skip("axis=None needs a 1-D input")
+    kw["axis"] = axis
+    if "keepdims" in params:
+        kw["keepdims"] = keepdims
+    elif keepdims:
+        pytest.skip("no keepdims")
+
+    def f(t):
+        return op(t, **kw)
+
+    close(vmap(f)(x), loop(f, [x]))
+    close(vmap(f, in_dims=2)(x), loop(f, [x], 2))
+
+
+@pytest.mark.parametrize("method, args", [("sum", (1,)), ("mean", (-1, True)),
+                                          ("argmax", (0,)), ("amax", (1,))])
+def test_tensor_methods_with_dim_match_torch(method, args):
+    a = RNG.standard_normal((3, 4, 5))
+    got = vmap(lambda t: getattr(t, method)(*args))(af.asarray(a))
+    want = tfunc.vmap(lambda t: getattr(t, method)(*args))(torch.asarray(a))
+    close(got, want)
+
+
+# --- matmul and linalg ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("sa, sb, dims", [
+    ((3, 4), (3, 4), (0, 0)),        # vector . vector
+    ((3, 4), (4, 5), (0, None)),     # vector @ matrix
+    ((3, 2, 4), (4,), (0, None)),    # matrix @ vector
+    ((2, 4), (3, 4, 5), (None, 0)),  # unbatched matrix @ batched matrix
+    ((3, 6, 2, 4), (4, 5), (0, None)),  # batch of matrices @ matrix
+    ((2, 3, 4), (4, 3, 5), (1, 1)),  # both batched, not at 0
+    ((4,), (3, 6, 4, 5), (None, 0)),  # unbatched vector @ batched stack
+])
+def test_matmul_matches_torch(sa, sb, dims):
+    a, b = RNG.standard_normal(sa), RNG.standard_normal(sb)
+    got = vmap(af.matmul, in_dims=dims)(af.asarray(a), af.asarray(b))
+    want = tfunc.vmap(torch.matmul, in_dims=dims)(torch.asarray(a), torch.asarray(b))
+    close(got, want)
+    got_op = vmap(lambda x, y: x @ y, in_dims=dims)(af.asarray(a), af.asarray(b))
+    close(got_op, want)
+
+
+def test_vecdot_and_linear_match_torch():
+    a, b = RNG.standard_normal((3, 2, 4)), RNG.standard_normal((4,))
+    close(vmap(af.vecdot, in_dims=(0, None))(af.asarray(a), af.asarray(b)),
+          tfunc.vmap(lambda x, y: torch.linalg.vecdot(x, y), in_dims=(0, None))(
+              torch.asarray(a), torch.asarray(b)))
+    w = RNG.standard_normal((5, 4))
+    bias = RNG.standard_normal(5)
+    close(vmap(nn.functional.linear, in_dims=(0, None, None))(
+              af.asarray(a), af.asarray(w), af.asarray(bias)),
+          tfunc.vmap(torch.nn.functional.linear, in_dims=(0, None, None))(
+              torch.asarray(a), torch.asarray(w), torch.asarray(bias)))
+
+
+def _spd(n, batch):
+    m = RNG.standard_normal((batch, n, n))
+    return m @ np.swapaxes(m, -1, -2) + n * np.eye(n)
+
+
+@pytest.mark.parametrize("name", ["det", "inv", "cholesky", "eigvalsh", "svdvals",
+                                  "matrix_norm", "slogdet", "diagonal", "trace", "pinv"])
+def test_linalg_single_matrix_ops_match_torch(name):
+    a = _spd(3, 4)
+    af_fn = getattr(af.linalg, name)
+    t_fn = {"trace": lambda t: torch.diagonal(t, dim1=-2, dim2=-1).sum(-1),
+            "diagonal": lambda t: torch.diagonal(t, dim1=-2, dim2=-1)}.get(
+        name, getattr(torch.linalg, name, None))
+    got = vmap(af_fn)(af.asarray(a))
+    want = tfunc.vmap(t_fn)(torch.asarray(a))
+    if isinstance(got, tuple):
+        for g, w in zip(got, want):
+            close(g, w, rtol=1e-6, atol=1e-9)
+    else:
+        close(got, want, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("sb, dims", [((4, 3), (0, 0)), ((3,), (0, None)),
+                                      ((4, 3, 2), (0, 0)), ((3, 2), (0, None))])
+def test_linalg_solve_matches_torch(sb, dims):
+    a = _spd(3, 4)
+    b = RNG.standard_normal(sb)
+    got = vmap(af.linalg.solve, in_dims=dims)(af.asarray(a), af.asarray(b))
+    want = tfunc.vmap(torch.linalg.solve, in_dims=dims)(torch.asarray(a), torch.asarray(b))
+    close(got, want)
+
+
+# --- manipulation and indexing ----------------------------------------------------------------
+
+X4 = RNG.standard_normal((3, 4, 5))
+
+MANIP = [
+    (lambda ns, t: ns.reshape(t, (5, 4)) if ns is af else t.reshape(5, 4)),
+    (lambda ns, t: af.permute_dims(t, (1, 0)) if ns is af else t.permute(1, 0)),
+    (lambda ns, t: af.moveaxis(t, 0, -1) if ns is af else torch.movedim(t, 0, -1)),
+    (lambda ns, t: af.expand_dims(t, axis=-1) if ns is af else t.unsqueeze(-1)),
+    (lambda ns, t: af.squeeze(af.expand_dims(t, axis=1), axis=1) if ns is af else t),
+    (lambda ns, t: af.flip(t) if ns is af else torch.flip(t, (0, 1))),
+    (lambda ns, t: af.flip(t, axis=1) if ns is af else torch.flip(t, (1,))),
+    (lambda ns, t: af.roll(t, 2) if ns is af else torch.roll(t, 2)),
+    (lambda ns, t: af.roll(t, 1, axis=-1) if ns is af else torch.roll(t, 1, -1)),
+    (lambda ns, t: af.tile(t, (2, 1, 3)) if ns is af else t.tile((2, 1, 3))),
+    (lambda ns, t: af.broadcast_to(t, (2, 4, 5)) if ns is af else t.expand(2, 4, 5)),
+    (lambda ns, t: af.concat([t, t * 2], axis=1) if ns is af else torch.cat([t, t * 2], 1)),
+    (lambda ns, t: af.stack([t, t + 1], axis=-1) if ns is af else torch.stack([t, t + 1], -1)),
+    (lambda ns, t: af.matrix_transpose(t) if ns is af else t.mT),
+    (lambda ns, t: t.T),
+    (lambda ns, t: t[1]),
+    (lambda ns, t: t[:, 1:3]),
+    (lambda ns, t: t[..., 0]),
+    (lambda ns, t: t[None, 1:, None]),
+    (lambda ns, t: t[-1, ::2]),
+    (lambda ns, t: t[(af if ns is af else torch).asarray([0, 2, 3])]),
+    (lambda ns, t: t[:, (af if ns is af else torch).asarray([4, 0])]),
+    (lambda ns, t: t[(af if ns is af else torch).asarray([0, 3]), :,
+                     ] if ns is af else t[torch.asarray([0, 3]), :]),
+    (lambda ns, t: ns.sort(t, axis=-1) if ns is af else torch.sort(t, -1).values),
+    (lambda ns, t: af.take(t, af.asarray([1, 0]), axis=1) if ns is af else
+        torch.index_select(t, 1, torch.asarray([1, 0]))),
+    (lambda ns, t: af.tril(t) if ns is af else torch.tril(t)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(MANIP)))
+def test_manipulation_and_indexing_match_torch(i):
+    f = MANIP[i]
+    got = vmap(lambda t: f(af, t))(af.asarray(X4))
+    want = tfunc.vmap(lambda t: f(torch, t))(torch.asarray(X4))
+    close(got, want)
+    got1 = vmap(lambda t: f(af, t), in_dims=1)(af.asarray(np.moveaxis(X4, 0, 1).copy()))
+    close(got1, want)
+
+
+def test_getitem_with_separated_advanced_indices_matches_torch():
+    x = RNG.standard_normal((3, 4, 5, 6))
+    got = vmap(lambda t: t[af.asarray([0, 2]), :, af.asarray([1, 3])])(af.asarray(x))
+    want = tfunc.vmap(lambda t: t[torch.asarray([0, 2]), :, torch.asarray([1, 3])])(
+        torch.asarray(x))
+    close(got, want)
+
+
+def test_take_along_axis_and_unstack_and_broadcast_arrays():
+    x = af.asarray(X4)
+    idx = af.asarray(RNG.integers(0, 5, (3, 4, 1)))
+    close(vmap(lambda t, i: af.take_along_axis(t, i, axis=-1))(x, idx),
+          loop(lambda t, i: af.take_along_axis(t, i, axis=-1), [x, idx]))
+    u = vmap(lambda t: af.unstack(t, axis=1))(x)
+    for j, uj in enumerate(u):
+        close(uj, X4[:, :, j])
+    y = af.asarray(RNG.standard_normal(5))
+    a, b = vmap(lambda t: af.broadcast_arrays(t, y))(x)
+    close(b, np.broadcast_to(np.asarray(y.numpy()), (3, 4, 5)))
+
+
+def test_index_put_and_setitem_into_a_batched_value_match_torch():
+    x = RNG.standard_normal((3, 4))
+    v = RNG.standard_normal(3)
+
+    def f(ns, t, s):
+        t = t.clone()
+        t[1] = s
+        t[2:] = 0.0
+        return t
+
+    got = vmap(lambda t, s: f(af, t, s))(af.asarray(x), af.asarray(v))
+    want = tfunc.vmap(lambda t, s: f(torch, t, s))(torch.asarray(x), torch.asarray(v))
+    close(got, want)
+
+
+def test_inplace_arithmetic_on_a_batched_value_matches_torch():
+    x = RNG.standard_normal((3, 4))
+    y = RNG.standard_normal(4)
+
+    def f(t, u):
+        t = t.clone()
+        t += u
+        t.mul_(2.0)
+        return t
+
+    got = vmap(f, in_dims=(0, None))(af.asarray(x), af.asarray(y))
+    want = tfunc.vmap(f, in_dims=(0, None))(torch.asarray(x), torch.asarray(y))
+    close(got, want)
+
+
+# --- in_dims / out_dims ---------------------------------------------------------------------
+
+def test_in_dims_pytree_none_and_negative_match_torch():
+    a, b = RNG.standard_normal((4, 3)), RNG.standard_normal((3, 4))
+    c = RNG.standard_normal(4)
+
+    def f(ns, d, c):
+        return d["a"] * d["b"] + c
+
+    got = vmap(lambda d, c: f(af, d, c), in_dims=({"a": 1, "b": 0}, None))(
+        {"a": af.asarray(a), "b": af.asarray(b)}, af.asarray(c))
+    want = tfunc.vmap(lambda d, c: f(torch, d, c), in_dims=({"a": 1, "b": 0}, None))(
+        {"a": torch.asarray(a), "b": torch.asarray(b)}, torch.asarray(c))
+    close(got, want)
+    got = vmap(lambda x: x * 2, in_dims=-1)(af.asarray(a))
+    close(got, tfunc.vmap(lambda x: x * 2, in_dims=-1)(torch.asarray(a)))
+
+
+@pytest.mark.parametrize("out_dims", [0, 1, -1, (1, 0)])
+def test_out_dims_match_torch(out_dims):
+    a = RNG.standard_normal((3, 4, 5))
+
+    def f(x):
+        return x * 2, x.sum(0)
+
+    got = vmap(f, out_dims=out_dims)(af.asarray(a))
+    want = tfunc.vmap(f, out_dims=out_dims)(torch.asarray(a))
+    for g, w in zip(got, want):
+        close(g, w)
+
+
+def test_unbatched_output_is_broadcast_and_out_dims_none_returns_it_once():
+    a = af.asarray(RNG.standard_normal((3, 4)))
+    c = af.asarray(RNG.standard_normal(4))
+    got = vmap(lambda x: (x, c))(a)
+    want = tfunc.vmap(lambda x: (x, torch.asarray(c.numpy())))(torch.asarray(a.numpy()))
+    close(got[1], want[1])
+    got = vmap(lambda x: (x * 2, c), out_dims=(0, None))(a)
+    assert tuple(got[1].shape) == (4,)
+    close(got[1], c)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 5])
+def test_chunk_size_gives_the_same_result(chunk_size):
+    a = af.asarray(RNG.standard_normal((5, 4)))
+    close(vmap(lambda x: af.exp(x).sum(), chunk_size=chunk_size)(a),
+          vmap(lambda x: af.exp(x).sum())(a))
+
+
+# --- nesting ----------------------------------------------------------------------------------
+
+def test_nested_vmap_matches_torch():
+    a, b = RNG.standard_normal((3, 4)), RNG.standard_normal((5, 4))
+
+    def f(x, y):
+        return (x * y).sum()
+
+    got = vmap(vmap(f, in_dims=(None, 0)), in_dims=(0, None))(af.asarray(a), af.asarray(b))
+    want = tfunc.vmap(tfunc.vmap(f, in_dims=(None, 0)), in_dims=(0, None))(
+        torch.asarray(a), torch.asarray(b))
+    close(got, want)
+    assert tuple(got.shape) == (3, 5)
+
+
+def test_nested_vmap_with_a_captured_outer_value_matches_torch():
+    a, b = RNG.standard_normal((3, 4)), RNG.standard_normal((5, 4))
+
+    def outer(ns, x, ys):
+        def inner(y):
+            return x @ y + x.sum()
+
+        return (vmap if ns is af else tfunc.vmap)(inner)(ys)
+
+    got = vmap(lambda x, ys: outer(af, x, ys), in_dims=(0, None))(af.asarray(a), af.asarray(b))
+    want = tfunc.vmap(lambda x, ys: outer(torch, x, ys), in_dims=(0, None))(
+        torch.asarray(a), torch.asarray(b))
+    close(got, want)
+
+
+def test_triple_nesting_with_dims_matches_a_loop():
+    a = af.asarray(RNG.standard_normal((2, 3, 4)))
+    got = vmap(vmap(vmap(lambda t: af.sin(t) * 2), in_dims=1), in_dims=2)(a)
+    want = tfunc.vmap(tfunc.vmap(tfunc.vmap(lambda t: torch.sin(t) * 2), in_dims=1),
+                      in_dims=2)(torch.asarray(a.numpy()))
+    close(got, want)
+
+
+# --- transforms inside vmap: per-sample gradients ---------------------------------------------
+
+def _mlp_and_data(seed=0):
+    af.manual_seed(seed)
+    model = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    x = RNG.standard_normal((7, 6)).astype(np.float32)
+    y = RNG.integers(0, 3, 7)
+    return model, params, x, y
+
+
+def test_per_sample_gradients_of_an_mlp_match_torch_func_and_a_loop():
+    model, params, x, y = _mlp_and_data()
+
+    def loss(p, xi, yi):
+        out = functional_call(model, p, (xi[None],))
+        return nn.functional.cross_entropy(out, yi[None])
+
+    xa, ya = af.asarray(x), af.asarray(y)
+    per = vmap(grad(loss), in_dims=(None, 0, 0))(params, xa, ya)
+    tmodel = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(),
+                                 torch.nn.Linear(8, 3))
+    tparams = {k: torch.asarray(v.numpy()) for k, v in params.items()}
+
+    def tloss(p, xi, yi):
+        out = torch.func.functional_call(tmodel, p, (xi[None],))
+        return torch.nn.functional.cross_entropy(out, yi[None])
+
+    tper = tfunc.vmap(tfunc.grad(tloss), in_dims=(None, 0, 0))(
+        tparams, torch.asarray(x), torch.asarray(y))
+    for k in params:
+        close(per[k], tper[k], rtol=1e-5, atol=1e-6)
+        # nothing leaks between samples: each row is that sample's own gradient
+        rows = af.stack([grad(loss)(params, xa[i], ya[i])[k] for i in range(len(x))])
+        close(per[k], rows, rtol=1e-5, atol=1e-7)
+
+
+def test_per_sample_gradients_with_respect_to_batched_inputs_and_has_aux():
+    x = af.asarray(RNG.standard_normal((4, 3)))
+    w = af.asarray(RNG.standard_normal(3))
+
+    def f(xi, w):
+        v = ((xi * w).tanh() ** 2).sum()
+        return v, v * 2
+
+    g, aux = vmap(grad(f, argnums=(0, 1), has_aux=True), in_dims=(0, None))(x, w)
+    tg, taux = tfunc.vmap(tfunc.grad(f, argnums=(0, 1), has_aux=True), in_dims=(0, None))(
+        torch.asarray(x.numpy()), torch.asarray(w.numpy()))
+    close(g[0], tg[0])
+    close(g[1], tg[1])
+    close(aux, taux)
+
+
+def test_vmap_of_jacrev_and_vjp_match_torch():
+    x = RNG.standard_normal((4, 3))
+
+    def f(t):
+        return t.sin() * t.sum()
+
+    close(vmap(jacrev(f))(af.asarray(x)), tfunc.vmap(tfunc.jacrev(f))(torch.asarray(x)))
+    ct = RNG.standard_normal((4, 3))
+
+    def g(t, c):
+        return vjp(f, t)[1](c)[0]
+
+    close(vmap(g)(af.asarray(x), af.asarray(ct)),
+          tfunc.vmap(lambda t, c: tfunc.vjp(f, t)[1](c)[0])(torch.asarray(x),
+                                                            torch.asarray(ct)))
+
+
+def test_vmap_of_grad_of_grad_and_nested_vmap_grad_match_torch():
+    x = RNG.standard_normal((2, 3, 4))
+
+    def f(t):
+        return (t ** 3).sum()
+
+    close(vmap(grad(lambda t: grad(f)(t).sum()))(af.asarray(x[0])),
+          tfunc.vmap(tfunc.grad(lambda t: tfunc.grad(f)(t).sum()))(torch.asarray(x[0])))
+    close(vmap(vmap(grad(f)))(af.asarray(x)),
+          tfunc.vmap(tfunc.vmap(tfunc.grad(f)))(torch.asarray(x)))
+
+
+def test_grad_of_vmap_matches_torch():
+    x = RNG.standard_normal((4, 3))
+
+    def f(v):
+        return (v.sin() * v).sum()
+
+    close(grad(lambda t: vmap(f)(t).sum())(af.asarray(x)),
+          tfunc.grad(lambda t: tfunc.vmap(f)(t).sum())(torch.asarray(x)))
+
+
+# --- backends ---------------------------------------------------------------------------------
+
+def test_vmap_and_per_sample_grad_on_every_backend(backend):
+    x = RNG.standard_normal((5, 3))
+    w = RNG.standard_normal((3, 2))
+    xa, wa = af.asarray(x), af.asarray(w)
+    with forbid_compute(backend):
+        out = vmap(lambda t, m: af.sum(af.tanh(t @ m) ** 2 + t[1:].mean()),
+                   in_dims=(0, None))(xa, wa)
+        g = vmap(grad(lambda m, t: af.sum(af.tanh(t @ m) ** 2)), in_dims=(None, 0))(wa, xa)
+    assert g.backend.name == backend
+    tx, tw = torch.asarray(x), torch.asarray(w)
+    close(out, tfunc.vmap(lambda t, m: torch.sum(torch.tanh(t @ m) ** 2 + t[1:].mean()),
+                          in_dims=(0, None))(tx, tw))
+    close(g, tfunc.vmap(tfunc.grad(lambda m, t: torch.sum(torch.tanh(t @ m) ** 2)),
+                        in_dims=(None, 0))(tw, tx))
+
+
+# --- the fallback ---------------------------------------------------------------------------
+
+def test_an_op_without_a_rule_loops_with_one_warning_naming_it():
+    _batching._WARNED.discard("tensordot")
+    a = af.asarray(RNG.standard_normal((3, 4, 5)))
+    b = af.asarray(RNG.standard_normal((5, 2)))
+
+    def f(x):
+        return af.tensordot(x, b, axes=1)
+
+    with pytest.warns(UserWarning, match="no batching rule for 'tensordot'"):
+        got = vmap(f)(a)
+    close(got, loop(f, [a]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        vmap(f)(a)  # once per op
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("what", ["bool", "item", "int", "float"])
+def test_data_dependent_python_raises_naming_the_function_and_argument(what):
+    conv = {"bool": lambda t: bool(t.sum() > 0), "item": lambda t: t.sum().item(),
+            "int": lambda t: int(t.sum()), "float": lambda t: float(t.sum())}[what]
+
+    def my_function(x):
+        return x * conv(x)
+
+    with pytest.raises(RuntimeError):
+        tfunc.vmap(my_function)(torch.ones(3, 2))
+    with pytest.raises(RuntimeError, match=r"vmap\(.*my_function\): .*batched argument args\[0\]"):
+        vmap(my_function)(af.ones((3, 2)))
+
+
+def test_inplace_write_of_a_batched_value_into_an_unbatched_tensor_raises_as_torch():
+    def f(ns, x):
+        y = ns.zeros(2, dtype=x.dtype) if ns is torch else af.zeros(2, dtype=x.dtype)
+        y.add_(x)
+        return y
+
+    with pytest.raises(RuntimeError):
+        tfunc.vmap(lambda x: f(torch, x))(torch.ones(3, 2))
+    with pytest.raises(RuntimeError, match="vmapped over but `self` not"):
+        vmap(lambda x: f(af, x))(af.ones((3, 2)))
+
+    def g(x):
+        y = af.zeros(2)
+        y += x
+        return y
+
+    with pytest.raises(RuntimeError, match="vmapped over but `self` not"):
+        vmap(g)(af.ones((3, 2)))
+
+    def h(x):
+        y = af.zeros((2, 2))
+        y[0] = x
+        return y
+
+    with pytest.raises(RuntimeError, match="vmapped over but `self` not"):
+        vmap(h)(af.ones((3, 2)))
+
+
+def test_mismatched_in_dims_sizes_name_the_arguments():
+    with pytest.raises(ValueError, match="same size in the mapped dimension"):
+        tfunc.vmap(torch.add)(torch.ones(3), torch.ones(4))
+    with pytest.raises(ValueError, match=r"args\[0\] has size 3 at dim 0, args\[1\] has size 4"):
+        vmap(af.add)(af.ones(3), af.ones(4))
+
+
+def test_in_dims_and_out_dims_errors_as_torch():
+    x = af.ones((3, 2))
+    for call, tcall in [
+        (lambda: vmap(af.sin, in_dims=2)(x), lambda: tfunc.vmap(torch.sin, in_dims=2)(
+            torch.ones(3, 2))),
+        (lambda: vmap(af.sin, in_dims=None)(x), lambda: tfunc.vmap(torch.sin, in_dims=None)(
+            torch.ones(3, 2))),
+        (lambda: vmap(lambda a, b: a, in_dims=(0, 0))(x, 1.0),
+         lambda: tfunc.vmap(lambda a, b: a, in_dims=(0, 0))(torch.ones(3, 2), 1.0)),
+        (lambda: vmap(lambda a: 1.0)(x), lambda: tfunc.vmap(lambda a: 1.0)(torch.ones(3, 2))),
+        (lambda: vmap(lambda a: a, out_dims=None)(x),
+         lambda: tfunc.vmap(lambda a: a, out_dims=None)(torch.ones(3, 2))),
+    ]:
+        with pytest.raises(ValueError):
+            tcall()
+        with pytest.raises(ValueError):
+            call()
+    with pytest.raises(RuntimeError, match="randomness"):
+        vmap(af.sin, randomness="sometimes")
+
+
+@pytest.mark.parametrize("fn", [
+    lambda ns, x: x + ns.randn(2),
+    lambda ns, x: x + ns.rand(2),
+    lambda ns, x: x + ns.randint(0, 5, (2,)),
+    lambda ns, x: x + ns.randperm(2),
+    lambda ns, x: ns.nn.functional.dropout(x, 0.5),
+])
+def test_random_ops_raise_in_randomness_error_mode_as_torch(fn):
+    with pytest.raises(RuntimeError, match="randomness"):
+        tfunc.vmap(lambda x: fn(torch, x))(torch.ones(3, 2))
+    with pytest.raises(RuntimeError,
+                       match=r"vmap\(.*<lambda>\): called random operation .*randomness"):
+        vmap(lambda x: fn(af, x))(af.ones((3, 2)))
+
+
+def test_randomness_different_and_same_as_torch():
+    x = af.zeros((4, 3))
+    diff = vmap(lambda t: t + af.randn(3), randomness="different")(x).numpy()
+    assert not np.allclose(diff[0], diff[1])
+    same = vmap(lambda t: t + af.randn(3), randomness="same")(x).numpy()
+    np.testing.assert_array_equal(same, np.broadcast_to(same[0], same.shape))
+    ones = af.ones((4, 50))
+    d = vmap(lambda t: nn.functional.dropout(t, 0.5), randomness="different")(ones).numpy()
+    assert not np.array_equal(d[0], d[1])
+    assert set(np.unique(d)) <= {0.0, 2.0}
+    s = vmap(lambda t: nn.functional.dropout(t, 0.5), randomness="same")(ones).numpy()
+    np.testing.assert_array_equal(s, np.broadcast_to(s[0], s.shape))
