@@ -404,3 +404,19 @@ def test_no_residual_for_copies(backend, name):
     af.sum(y).backward()
     expected = np.zeros(3) if name == "floor_divide" else np.ones(3)
     assert_allclose(x.grad.numpy(), expected)
+
+
+@pytest.mark.parametrize("name", ["floor", "ceil", "round", "trunc", "negative"])
+def test_second_backward_without_residual_works_as_torch(backend, name):
+    # PyTorch's node saved nothing, so a second backward without retain_graph works
+    # (arrayflow kept the input and raised "Trying to backward through the graph a second
+    # time").
+    x = af.asarray([1.5, -2.5], requires_grad=True)
+    loss = af.sum(getattr(af, name)(x))
+    loss.backward()
+    loss.backward()
+    xt = torch.tensor([1.5, -2.5], dtype=torch.float64, requires_grad=True)
+    losst = getattr(torch, "neg" if name == "negative" else name)(xt).sum()
+    losst.backward()
+    losst.backward()
+    assert_allclose(x.grad.numpy(), _torch_np(xt.grad))
