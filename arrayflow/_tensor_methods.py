@@ -24,6 +24,8 @@ from typing import Any, NamedTuple
 from . import _dtypes
 from ._dtypes import DType
 from ._typing import Array, Axis, Scalar
+from .autograd.forward_ad import _LEVELS as _fw_levels
+from .autograd.forward_ad import _carry_tangents as _fw_carry
 from .autograd.grad_mode import no_grad
 from .autograd.graph import rename
 from .ops import aliases as _al
@@ -57,6 +59,8 @@ def _alias(t):
     a.grad_fn = t.grad_fn
     a._output_nr = t._output_nr
     a._grad_acc = t._grad_acc
+    if _fw_levels:  # and its forward-mode tangents (else div_, exp_... lose self's)
+        _fw_carry(t, a)
     return a
 
 
