@@ -1328,14 +1328,16 @@ def qr(xp, x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced"):
         raise RuntimeError(f"arrayflow.linalg.qr: mode must be 'reduced' or 'complete', "
                            f"got {mode!r}")
     res = xp.linalg.qr(x, mode=mode)
-    return res, (tuple(res), mode)
+    # Flat residuals: the graph links top-level residuals to the outputs, so a
+    # differentiable backward (create_graph, forward-over-reverse) sees Q and R depend on x.
+    return res, (*res, mode)
 
 
 @qr.defvjp
 def _qr_vjp(xp, res, gQ, gR):
     # Reduced QR with m >= n (PyTorch linalg_qr_backward):
     # M = R gR^H - gQ^H Q; gA = (gQ + Q copyltu(M)) R^{-H}.
-    (Q, R), mode = res
+    Q, R, mode = res
     m, n = Q.shape[-2], R.shape[-1]
     if m < n or (mode != "reduced" and m != n):  # square: 'complete' is 'reduced' (PyTorch)
         raise NotImplementedError(
@@ -1546,12 +1548,12 @@ def svd(xp, x: Array, /, *, full_matrices: bool = True):
     """
     U, S, Vh = _la(xp, "svd")(x, full_matrices=full_matrices)
     res = SVDResult(U, S, Vh)  # the standard's named tuple on every backend
-    return res, ((U, S, Vh), full_matrices)
+    return res, (U, S, Vh, full_matrices)  # flat: linked to the outputs (see qr)
 
 
 @svd.defvjp
 def _svd_vjp(xp, res, gU, gS, gVh):
-    (U, S, Vh), full = res
+    U, S, Vh, full = res
     m, n = U.shape[-2], Vh.shape[-1]
     if full and m != n:
         raise NotImplementedError(
