@@ -26,6 +26,7 @@ from ._dtypes import DType
 from ._typing import Array, Axis, Scalar
 from .autograd.forward_ad import _LEVELS as _fw_levels
 from .autograd.forward_ad import _carry_tangents as _fw_carry
+from .autograd.forward_ad import inplace as _fw_inplace
 from .autograd.grad_mode import no_grad
 from .autograd.graph import rename
 from .ops import aliases as _al
@@ -525,12 +526,16 @@ def copy_(self, src: Array, non_blocking: builtins.bool = False) -> Array:
         src = _dt.astype(src, self.dtype)
     if src.shape != self.shape:
         src = _m.broadcast_to(src, self.shape)
+    if _fw_levels:  # forward mode: this Tensor's tangent becomes src's (zero without)
+        _fw_inplace(self, src, check=True)
     if records:
         result = _m.index_put(self, Ellipsis, src)
         rename(result.grad_fn, "CopyBackwards")  # PyTorch's name for copy_'s node
         self._commit(result._cell.array, result)
     else:
         self._commit(src._cell.array)
+    if _fw_levels:
+        _fw_inplace(self, src)
     return self
 
 

@@ -237,6 +237,14 @@ def test_inplace_writes_reach_views_and_the_given_tangent_as_in_torch(backend):
             res["e"] = fw.unpack_dual(e).tangent
             e.zero_()
             res["zero"] = fw.unpack_dual(e).tangent
+            q = lib.zeros(3, dtype=lib.float64)
+            q.copy_(x)  # a plain Tensor takes the copied tangent
+            res["copy"] = fw.unpack_dual(q).tangent
+            x.copy_(arr([1.0, 2.0, 3.0]))  # a dual one gets a zero tangent
+            res["copy_plain"] = fw.unpack_dual(x).tangent
+            r = lib.ones(3, dtype=lib.float64)
+            r.add_(2 * e + v)
+            res["add_"] = fw.unpack_dual(r).tangent
             return {k: np.array(val.detach().numpy() if lib is torch else val.numpy())
                     for k, val in res.items()}
 
@@ -244,6 +252,29 @@ def test_inplace_writes_reach_views_and_the_given_tangent_as_in_torch(backend):
     want = run(torch, tfw, lambda v: torch.tensor(v, dtype=torch.float64))
     for k in want:
         np.testing.assert_allclose(got[k], want[k], rtol=0, atol=0, err_msg=k)
+
+
+def test_inplace_write_does_not_reach_tangents_of_other_tensors(backend):
+    """Tensors computed from a dual before an in-place write keep their tangents (a rule
+    that passes a tangent through must not make two Tensors share one that is then
+    written in place)."""
+    def run(lib, fw, arr):
+        with fw.dual_level():
+            t = lib.ones(3, dtype=lib.float64)
+            x = fw.make_dual(arr([0.0, 1.0, 2.0]), t)
+            q = lib.zeros(3, dtype=lib.float64)
+            q += x  # q's tangent: x's passed through
+            y = x + 1.0
+            p = lib.zeros(3, dtype=lib.float64)
+            p.copy_(x)
+            x[0] = fw.make_dual(arr(5.0), arr(7.0))
+            outs = [fw.unpack_dual(a).tangent for a in (q, y, p, x)] + [t]
+            return [np.array(o.numpy()) for o in outs]
+
+    got = run(af, fwAD, lambda v: af.asarray(v, dtype=af.float64))
+    want = run(torch, tfw, lambda v: torch.tensor(v, dtype=torch.float64))
+    for k, (g, w) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(g, w, rtol=0, atol=0, err_msg=str(k))
 
 
 def test_dual_write_into_a_view_of_a_plain_tensor_raises_and_changes_nothing(backend):
