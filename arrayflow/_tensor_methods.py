@@ -271,7 +271,13 @@ def addcdiv_(self, tensor1: Array, tensor2: Array, *, value: Scalar = 1) -> Arra
     -------
     Tensor
         This Tensor, changed in place.
+
+    Raises
+    ------
+    RuntimeError
+        ``tensor1`` and ``tensor2`` both of integer or bool dtype (PyTorch's error).
     """
+    _check_addcdiv("addcdiv_", tensor1, tensor2)
     return _inplace(self, lambda s, _o: s + value * (tensor1 / tensor2),
                     _grad_other(tensor1, tensor2), "addcdiv_")
 
@@ -312,8 +318,62 @@ def addcdiv(self, tensor1: Array, tensor2: Array, *, value: Scalar = 1) -> Array
     -------
     Tensor
         ``self + value * tensor1 / tensor2``.
+
+    Raises
+    ------
+    RuntimeError
+        ``tensor1`` and ``tensor2`` both of integer or bool dtype (PyTorch's error).
     """
+    _check_addcdiv("addcdiv", tensor1, tensor2)
     return self + value * (tensor1 / tensor2)
+
+
+_INTEGRAL_KINDS = ("bool", "signed integer", "unsigned integer")
+# PyTorch's names of the dtypes in its messages: ScalarType ("Long") and C type ("long int")
+_TORCH_DTYPE_NAMES = {
+    "bool": ("Bool", "bool"), "int8": ("Char", "signed char"),
+    "uint8": ("Byte", "unsigned char"), "int16": ("Short", "short int"),
+    "int32": ("Int", "int"), "int64": ("Long", "long int"), "float16": ("Half", "c10::Half"),
+    "float32": ("Float", "float"), "float64": ("Double", "double"),
+    "complex64": ("ComplexFloat", "c10::complex<float>"),
+    "complex128": ("ComplexDouble", "c10::complex<double>"),
+}
+
+
+def _torch_dtype(dtype, c_name=False) -> str:
+    """``dtype``'s name as PyTorch's messages spell it (``Long``, or ``long int``)."""
+    names = _TORCH_DTYPE_NAMES.get(str(dtype))
+    return str(dtype) if names is None else names[c_name]
+
+
+def _kind(obj):
+    return getattr(getattr(obj, "dtype", None), "kind", None)
+
+
+def _check_addcdiv(fname, tensor1, tensor2) -> None:
+    """PyTorch refuses ``addcdiv`` of two integer (or bool) Tensors."""
+    if _kind(tensor1) in _INTEGRAL_KINDS and _kind(tensor2) in _INTEGRAL_KINDS:
+        raise RuntimeError(
+            f"{fname}: Integer division with addcdiv is no longer supported, and in a future  "
+            f"release addcdiv will perform a true division of tensor1 and tensor2 (got "
+            f"{tensor1.dtype} and {tensor2.dtype}). The historic addcdiv behavior can be "
+            f"implemented as (input + value * trunc(tensor1 / tensor2)).to(input.dtype) for "
+            f"integer inputs and as (input + value * tensor1 / tensor2) for float inputs.")
+
+
+def _check_lerp(fname, self, end, weight) -> None:
+    """PyTorch's checks of ``lerp``: ``end`` (and a Tensor ``weight``) of ``self``'s dtype
+    (RuntimeError), and a floating or complex dtype (NotImplementedError)."""
+    for name, other in (("end", end), ("weight", weight)):
+        if isinstance(other, Tensor) and other.dtype is not self.dtype:
+            raise RuntimeError(
+                f"{fname}: expected dtype {_torch_dtype(self.dtype, True)} for `{name}` but "
+                f"got dtype {_torch_dtype(other.dtype, True)}")
+    if self.dtype.kind not in ("real floating", "complex floating"):
+        kernel = "tensor" if isinstance(weight, Tensor) else "scalar"
+        raise NotImplementedError(
+            f'{fname}: "lerp_kernel_{kernel}" not implemented for '
+            f"'{_torch_dtype(self.dtype)}'")
 
 
 def lerp(self, end: Array, weight: Array | Scalar) -> Array:
@@ -330,7 +390,15 @@ def lerp(self, end: Array, weight: Array | Scalar) -> Array:
     -------
     Tensor
         ``self + weight * (end - self)``.
+
+    Raises
+    ------
+    RuntimeError
+        ``end`` or a Tensor ``weight`` of another dtype than ``self`` (PyTorch's error).
+    NotImplementedError
+        ``self`` of integer or bool dtype (PyTorch's error).
     """
+    _check_lerp("lerp", self, end, weight)
     return self + weight * (end - self)
 
 
@@ -348,7 +416,15 @@ def lerp_(self, end: Array, weight: Array | Scalar) -> Array:
     -------
     Tensor
         This Tensor, changed in place.
+
+    Raises
+    ------
+    RuntimeError
+        ``end`` or a Tensor ``weight`` of another dtype than ``self`` (PyTorch's error).
+    NotImplementedError
+        ``self`` of integer or bool dtype (PyTorch's error).
     """
+    _check_lerp("lerp_", self, end, weight)
     return _inplace(self, lambda s, _o: s + weight * (end - s), _grad_other(end, weight),
                     "lerp_")
 
@@ -1067,9 +1143,40 @@ def index_select(self, dim: int, index: Array) -> Array:
     Raises
     ------
     IndexError
-        ``dim`` out of range, or an index out of range.
+        ``dim`` out of range, an ``index`` of more than one dimension, or an index outside
+        ``[0, size)`` (negative too, as PyTorch: on Dask when the result is computed).
+    RuntimeError
+        An ``index`` whose dtype is not int32 or int64 (PyTorch's error).
     """
-    return _m.take(self, index, axis=_dim("index_select", dim, self.ndim))
+    axis = _dim("index_select", dim, self.ndim)
+    if index.ndim > 1:
+        raise IndexError(f"index_select(): Index is supposed to be a vector (got an index of "
+                         f"shape {tuple(index.shape)})")
+    if str(index.dtype) not in ("int32", "int64"):
+        raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index (got "
+                           f"{index.dtype})")
+    n = self.shape[axis] if self.ndim else 1
+
+    def error(xp, a, mask):
+        bad = int(xp.reshape(a, (-1,))[xp.reshape(~mask, (-1,))][0])
+        return IndexError(f"index_select(): index out of range in self (index {bad} for "
+                          f"dimension {axis} with size {n})")
+    index = _index_in_range(index, n, error)
+    if index.ndim == 0:  # PyTorch: a 0-d index selects a length-1 slice
+        index = _m.reshape(index, (1,))
+    return _m.take(self, index, axis=axis)
+
+
+def _index_in_range(index, n, error):
+    """``index`` once every entry lies in ``[0, n)``, else ``error(xp, a, mask)`` is raised:
+    now on an eager backend, when computed on a lazy one (never reads values there).
+    PyTorch's ``gather``/``index_select`` refuse negative indices (they do not wrap)."""
+    if n is None or index.size == 0:
+        return index
+    b = index._backend
+    arr = index._cell.array
+    checked = b.check_values(arr, lambda xp, a: (a >= 0) & (a < n), error)
+    return index if checked is arr else Tensor._from_array(checked, b)
 
 
 def gather(self, dim: int, index: Array) -> Array:
@@ -1087,11 +1194,37 @@ def gather(self, dim: int, index: Array) -> Array:
     -------
     Tensor
         Shape of ``index``: ``out[i][j] = self[index[i][j]][j]`` for ``dim=0``, etc.
+
+    Raises
+    ------
+    IndexError
+        ``dim`` out of range.
+    RuntimeError
+        An ``index`` not int32/int64, of another number of dimensions, larger than
+        ``self`` in a dimension other than ``dim``, or with an entry outside ``[0, size)``
+        (negative too), as PyTorch (on Dask when the result is computed).
     """
     dim = _dim("gather", dim, self.ndim)
+    if str(index.dtype) not in ("int32", "int64"):
+        raise RuntimeError(f"gather(): Expected dtype int32/int64 for index (got "
+                           f"{index.dtype})")
     if index.ndim != self.ndim:
         raise RuntimeError("gather(): Index tensor must have the same number of dimensions as "
                            "input tensor")
+    for i, (s, n) in enumerate(zip(index.shape, self.shape)):
+        if i != dim and s is not None and n is not None and s > n:
+            raise RuntimeError(
+                f"gather(): Size does not match at dimension {i} expected index "
+                f"{list(index.shape)} to be no larger than self {list(self.shape)} apart from "
+                f"dimension {dim}")
+    if self.ndim:
+        n = self.shape[dim]
+
+        def error(xp, a, mask):
+            bad = int(xp.reshape(a, (-1,))[xp.reshape(~mask, (-1,))][0])
+            return RuntimeError(f"gather(): index {bad} is out of bounds for dimension {dim} "
+                                f"with size {n}")
+        index = _index_in_range(index, n, error)
     x = self
     if any(i != dim and s != n for i, (s, n) in enumerate(zip(index.shape, self.shape))):
         x = self[tuple(slice(None) if i == dim else slice(0, s)
@@ -1295,10 +1428,24 @@ def dot(self, other: Array) -> Array:
     -------
     Tensor
         0-d, the inner product of two 1-D Tensors.
+
+    Raises
+    ------
+    RuntimeError
+        An operand that is not 1-D, lengths or dtypes that differ (PyTorch's errors).
     """
     if self.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {self.ndim}D and {other.ndim}D "
                            f"tensors")
+    n, m = self.shape[0], other.shape[0]
+    if n is not None and m is not None and n != m:
+        raise RuntimeError(
+            f"dot: inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the "
+            f"same number of elements, but got {n} and {m} elements respectively")
+    if other.dtype is not self.dtype:
+        raise RuntimeError(
+            f"dot : expected both vectors to have same dtype, but found "
+            f"{_torch_dtype(self.dtype)} and {_torch_dtype(other.dtype)}")
     return _la.matmul(self, other)
 
 
@@ -1314,10 +1461,22 @@ def mv(self, vec: Array) -> Array:
     -------
     Tensor
         1-D, the matrix-vector product.
+
+    Raises
+    ------
+    RuntimeError
+        ``self`` not 2-D, ``vec`` not 1-D, sizes or dtypes that differ (PyTorch's errors).
     """
     if self.ndim != 2 or vec.ndim != 1:
         raise RuntimeError("vector + matrix @ vector expected, got "
                            f"{self.ndim}D and {vec.ndim}D")
+    (r, c), (k,) = self.shape, vec.shape
+    if c is not None and k is not None and c != k:
+        raise RuntimeError(f"mv: size mismatch, got input ({r}), mat ({r}x{c}), vec ({k})")
+    if vec.dtype is not self.dtype:
+        raise RuntimeError(
+            f"mv: expected the matrix and the vector to have the same dtype, but got "
+            f"{_torch_dtype(self.dtype)} and {_torch_dtype(vec.dtype)}")
     return _la.matmul(self, vec)
 
 
@@ -1333,9 +1492,25 @@ def bmm(self, mat2: Array) -> Array:
     -------
     Tensor
         Shape (b, n, p), the batched matrix product.
+
+    Raises
+    ------
+    RuntimeError
+        An operand that is not 3-D, batch or inner sizes or dtypes that differ
+        (PyTorch's errors).
     """
-    if self.ndim != 3 or mat2.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor, got {self.ndim}D and {mat2.ndim}D")
+    if self.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor, got {self.ndim}D")
+    if mat2.ndim != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor, got {mat2.ndim}D")
+    want, got = (self.shape[0], self.shape[2]), mat2.shape[:2]
+    if None not in want and None not in got and tuple(want) != tuple(got):
+        raise RuntimeError(
+            f"bmm: Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{want[0]}, {want[1]}] but got: [{got[0]}, {got[1]}].")
+    if mat2.dtype is not self.dtype:
+        raise RuntimeError(f"bmm: expected scalar type {_torch_dtype(self.dtype)} but found "
+                           f"{_torch_dtype(mat2.dtype)}")
     return _la.matmul(self, mat2)
 
 
@@ -1351,6 +1526,12 @@ def outer(self, vec2: Array) -> Array:
     -------
     Tensor
         Shape (n, m), the outer product.
+
+    Raises
+    ------
+    RuntimeError
+        An operand that is not 1-D (PyTorch's error type; raised by
+        :func:`arrayflow.linalg.outer`).
     """
     return _la.outer(self, vec2)
 

@@ -1420,9 +1420,15 @@ class Tensor:
         -------
         Tensor
             The transpose (``self`` for fewer than 2 dimensions).
+
+        Raises
+        ------
+        RuntimeError
+            More than 2 dimensions (PyTorch's error).
         """
         if self.ndim > 2:
-            raise ValueError(f"Tensor.t: expected at most 2 dimensions, got {self.ndim}")
+            raise RuntimeError(f"Tensor.t: t() expects a tensor with <= 2 dimensions, but self "
+                               f"is {self.ndim}D")
         return self if self.ndim < 2 else _m.permute_dims(self, (1, 0))
 
     def unsqueeze(self, dim: int) -> Tensor:
@@ -1570,8 +1576,19 @@ class Tensor:
         -------
         Tensor
             A view with ``dim0`` and ``dim1`` swapped.
+
+        Raises
+        ------
+        IndexError
+            A dimension outside ``[-ndim, ndim)`` (``[-1, 0]`` for 0-d), as PyTorch.
+        TypeError
+            A dimension that is not an int.
         """
+        dim0 = _check_dim("transpose", dim0, self.ndim, scalar_ok=True)
+        dim1 = _check_dim("transpose", dim1, self.ndim, scalar_ok=True)
         axes = list(range(self.ndim))
+        if not axes:  # 0-d: transpose(0, -1) is the Tensor itself, as PyTorch
+            return _m.permute_dims(self, ())
         axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
         return _m.permute_dims(self, tuple(axes))
 

@@ -142,9 +142,11 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     Raises
     ------
     RuntimeError
-        ``index`` with another number of dimensions (PyTorch's error).
+        ``index`` not int32/int64, with another number of dimensions, larger than
+        ``input`` in a dimension other than ``dim``, or with an entry outside ``[0, size)``
+        (negative too; PyTorch's errors; on Dask when the result is computed).
     IndexError
-        ``dim`` or an index out of range.
+        ``dim`` out of range.
 
     Notes
     -----
@@ -431,7 +433,8 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     Raises
     ------
     RuntimeError
-        An operand that is not 3-D (PyTorch's error), or operands of different kinds.
+        An operand that is not 3-D, batch or inner sizes that differ, or operands of
+        different dtypes (PyTorch's errors).
 
     Notes
     -----
@@ -458,7 +461,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     Raises
     ------
     RuntimeError
-        An operand that is not 1-D (PyTorch's error).
+        An operand that is not 1-D, lengths or dtypes that differ (PyTorch's errors).
 
     Notes
     -----
@@ -487,7 +490,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     Raises
     ------
     RuntimeError
-        ``input`` not 2-D or ``vec`` not 1-D (PyTorch's error).
+        ``input`` not 2-D, ``vec`` not 1-D, sizes or dtypes that differ (PyTorch's errors).
 
     Notes
     -----
@@ -511,6 +514,11 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
     -------
     Tensor
         Shape ``(n, m)``. Differentiable.
+
+    Raises
+    ------
+    RuntimeError
+        An operand that is not 1-D (PyTorch's error).
 
     Notes
     -----
@@ -643,7 +651,10 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     Raises
     ------
     IndexError
-        ``dim`` or an index out of range.
+        ``dim`` out of range, an ``index`` of more than one dimension, or an index outside
+        ``[0, size)`` (negative too; on Dask when the result is computed), as PyTorch.
+    RuntimeError
+        An ``index`` whose dtype is not int32 or int64 (PyTorch's error).
 
     Notes
     -----
@@ -806,6 +817,11 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Scalar = 
     Tensor
         The broadcast shape, floating. Differentiable.
 
+    Raises
+    ------
+    RuntimeError
+        ``tensor1`` and ``tensor2`` both of integer or bool dtype (PyTorch's error).
+
     Notes
     -----
     Source: PyTorch ``torch.addcdiv`` (``Tensor.addcdiv``).
@@ -827,7 +843,14 @@ def lerp(input: Tensor, end: Tensor, weight: Tensor | Scalar) -> Tensor:
     Returns
     -------
     Tensor
-        The broadcast shape and promoted dtype. Differentiable.
+        The broadcast shape and ``input``'s dtype. Differentiable.
+
+    Raises
+    ------
+    RuntimeError
+        ``end`` or a Tensor ``weight`` of another dtype than ``input`` (PyTorch's error).
+    NotImplementedError
+        ``input`` of integer or bool dtype (PyTorch's error).
 
     Notes
     -----
@@ -1039,6 +1062,8 @@ def t(input: Tensor) -> Tensor:
     ------
     TypeError
         An ``input`` that is not a Tensor (PyTorch's error).
+    RuntimeError
+        More than 2 dimensions (PyTorch's error).
 
     Notes
     -----
