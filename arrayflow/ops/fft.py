@@ -2,7 +2,10 @@
 transform Functions"), exposed as :mod:`arrayflow.fft`.
 
 One op is one unit: the ``@op(...)`` decorator with its metadata, the forward, and its
-VJP right after it. Each forward calls the backend namespace's ``fft`` extension function
+VJP right after it. Every transform is linear over the reals, so its forward-mode rule is
+``jvp="linear"`` (the transform of the tangent; for ``irfft``/``hfft`` of a complex
+tangent the imaginary parts of the DC and Nyquist bins drop out, as in PyTorch's
+``_fft_c2r`` forward AD). Each forward calls the backend namespace's ``fft`` extension function
 of the same name. ``fftfreq`` and ``rfftfreq`` are creation functions: they run on the
 current backend and default to arrayflow's default floating dtype (float32).
 
@@ -21,6 +24,7 @@ raises ``RuntimeError`` (``IndexError``).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -99,6 +103,32 @@ def _axes_sizes(shape, s, axes, c2r=False):
     return axes, s
 
 
+def _explicit_s_axes(shape, s, axes, c2r=False):
+    """``s`` and ``axes`` of an n-D transform made explicit, as PyTorch reads them.
+
+    The standard requires ``axes`` whenever ``s`` is given and leaves -1 in ``s`` loosely
+    defined; PyTorch's meaning: without ``axes``, the last ``len(s)`` axes; -1, the
+    input's size (``2 * (m - 1)`` on the last axis of a complex-to-real transform). The
+    backends differ there (Dask transforms the *first* ``len(s)`` axes; NumPy deprecated
+    ``s`` without ``axes`` and reads -1 on ``irfftn``'s last axis as the input's size), so
+    the backend is handed both explicitly. Inconsistent arguments go through unchanged,
+    for the backend's error.
+    """
+    if s is None:
+        return s, axes
+    nd = len(shape)
+    try:
+        s_ = [operator.index(n) for n in s]
+        axes_ = None if axes is None else [operator.index(a) for a in axes]
+    except TypeError:
+        return s, axes
+    if (axes_ is not None and (len(axes_) != len(s_) or not all(-nd <= a < nd for a in axes_))
+            or len(s_) > nd):
+        return s, axes
+    axes_, s_ = _axes_sizes(shape, s_, axes_, c2r)
+    return s_, axes_
+
+
 def _c2c_vjp(other):
     """VJP of a complex-to-complex transform along one axis: ``other`` with the swapped
     ``norm``, fitted back to the input's length (residuals ``(shape, axis, norm)``)."""
@@ -135,7 +165,7 @@ def _c2r_grad(xp, g, m, n, axis, norm):
 # --- one-dimensional transforms ---------------------------------------------------------------
 
 @op("fft.fft", module=_M, section="fft", dtypes="complex floating", complex_ok=True,
-    vjp=_c2c_vjp("ifft"))
+    vjp=_c2c_vjp("ifft"), jvp="linear")
 def fft(xp, x: Array, /, *, n: int | None = None, axis: int = -1,
         norm: Literal["backward", "ortho", "forward"] = "backward"):
     """One-dimensional discrete Fourier transform.
@@ -175,7 +205,7 @@ def fft(xp, x: Array, /, *, n: int | None = None, axis: int = -1,
 
 
 @op("fft.ifft", module=_M, section="fft", dtypes="complex floating", complex_ok=True,
-    vjp=_c2c_vjp("fft"))
+    vjp=_c2c_vjp("fft"), jvp="linear")
 def ifft(xp, x: Array, /, *, n: int | None = None, axis: int = -1,
          norm: Literal["backward", "ortho", "forward"] = "backward"):
     """One-dimensional inverse discrete Fourier transform.
@@ -214,7 +244,8 @@ def ifft(xp, x: Array, /, *, n: int | None = None, axis: int = -1,
     return xp.fft.ifft(x, n=n, axis=axis, norm=norm), (x.shape, axis, norm)
 
 
-@op("fft.rfft", module=_M, section="fft", dtypes="real floating", complex_ok=True)
+@op("fft.rfft", module=_M, section="fft", dtypes="real floating", complex_ok=True,
+    jvp="linear")
 def rfft(xp, x: Array, /, *, n: int | None = None, axis: int = -1,
          norm: Literal["backward", "ortho", "forward"] = "backward"):
     """One-dimensional discrete Fourier transform of real input (the non-negative
@@ -259,7 +290,8 @@ def _rfft_vjp(xp, res, g):
     return (_r2c_grad(xp, g, shape[axis], n, axis, norm),)
 
 
-@op("fft.irfft", module=_M, section="fft", dtypes="complex floating", complex_ok=True)
+@op("fft.irfft", module=_M, section="fft", dtypes="complex floating", complex_ok=True,
+    jvp="linear")
 def irfft(xp, x: Array, /, *, n: int | None = None, axis: int = -1,
           norm: Literal["backward", "ortho", "forward"] = "backward"):
     """Inverse of :func:`rfft`: the real signal from its non-negative frequencies.
@@ -302,7 +334,8 @@ def _irfft_vjp(xp, res, g):
     return (_c2r_grad(xp, g, shape[axis], n, axis, norm),)
 
 
-@op("fft.hfft", module=_M, section="fft", dtypes="complex floating", complex_ok=True)
+@op("fft.hfft", module=_M, section="fft", dtypes="complex floating", complex_ok=True,
+    jvp="linear")
 def hfft(xp, x: Array, /, *, n: int | None = None, axis: int = -1,
          norm: Literal["backward", "ortho", "forward"] = "backward"):
     """Discrete Fourier transform of a signal with Hermitian symmetry (a real spectrum).
@@ -346,7 +379,8 @@ def _hfft_vjp(xp, res, g):
     return (xp.conj(_c2r_grad(xp, g, shape[axis], n, axis, _SWAP[norm])),)
 
 
-@op("fft.ihfft", module=_M, section="fft", dtypes="real floating", complex_ok=True)
+@op("fft.ihfft", module=_M, section="fft", dtypes="real floating", complex_ok=True,
+    jvp="linear")
 def ihfft(xp, x: Array, /, *, n: int | None = None, axis: int = -1,
           norm: Literal["backward", "ortho", "forward"] = "backward"):
     """Inverse of :func:`hfft`: the one-sided Hermitian signal of a real spectrum.
@@ -395,7 +429,7 @@ def _ihfft_vjp(xp, res, g):
 # --- n-dimensional transforms ----------------------------------------------------------------
 
 @op("fft.fftn", module=_M, section="fft", dtypes="complex floating", complex_ok=True,
-    vjp=_c2cn_vjp("ifftn"))
+    vjp=_c2cn_vjp("ifftn"), jvp="linear")
 def fftn(xp, x: Array, /, *, s: Sequence[int] | None = None,
          axes: Sequence[int] | None = None,
          norm: Literal["backward", "ortho", "forward"] = "backward"):
@@ -435,11 +469,12 @@ def fftn(xp, x: Array, /, *, s: Sequence[int] | None = None,
     with the swapped ``norm``, fitted back to the input's sizes (PyTorch's ``fft_c2c``
     backward).
     """
-    return xp.fft.fftn(x, s=s, axes=axes, norm=norm), (x.shape, s, axes, norm)
+    s_, axes_ = _explicit_s_axes(x.shape, s, axes)
+    return xp.fft.fftn(x, s=s_, axes=axes_, norm=norm), (x.shape, s, axes, norm)
 
 
 @op("fft.ifftn", module=_M, section="fft", dtypes="complex floating", complex_ok=True,
-    vjp=_c2cn_vjp("fftn"))
+    vjp=_c2cn_vjp("fftn"), jvp="linear")
 def ifftn(xp, x: Array, /, *, s: Sequence[int] | None = None,
           axes: Sequence[int] | None = None,
           norm: Literal["backward", "ortho", "forward"] = "backward"):
@@ -479,10 +514,12 @@ def ifftn(xp, x: Array, /, *, s: Sequence[int] | None = None,
     with the swapped ``norm``, fitted back to the input's sizes (PyTorch's ``fft_c2c``
     backward).
     """
-    return xp.fft.ifftn(x, s=s, axes=axes, norm=norm), (x.shape, s, axes, norm)
+    s_, axes_ = _explicit_s_axes(x.shape, s, axes)
+    return xp.fft.ifftn(x, s=s_, axes=axes_, norm=norm), (x.shape, s, axes, norm)
 
 
-@op("fft.rfftn", module=_M, section="fft", dtypes="real floating", complex_ok=True)
+@op("fft.rfftn", module=_M, section="fft", dtypes="real floating", complex_ok=True,
+    jvp="linear")
 def rfftn(xp, x: Array, /, *, s: Sequence[int] | None = None,
           axes: Sequence[int] | None = None,
           norm: Literal["backward", "ortho", "forward"] = "backward"):
@@ -523,7 +560,8 @@ def rfftn(xp, x: Array, /, *, s: Sequence[int] | None = None,
     ``fft_r2c_backward``, the real part of ``ifftn`` of ``g`` zero-padded to the full
     spectrum along the last axis.
     """
-    return xp.fft.rfftn(x, s=s, axes=axes, norm=norm), (x.shape, s, axes, norm)
+    s_, axes_ = _explicit_s_axes(x.shape, s, axes)
+    return xp.fft.rfftn(x, s=s_, axes=axes_, norm=norm), (x.shape, s, axes, norm)
 
 
 @rfftn.defvjp
@@ -535,7 +573,8 @@ def _rfftn_vjp(xp, res, g):
     return (_fit_all(xp, gx, axes, [shape[a] for a in axes]),)
 
 
-@op("fft.irfftn", module=_M, section="fft", dtypes="complex floating", complex_ok=True)
+@op("fft.irfftn", module=_M, section="fft", dtypes="complex floating", complex_ok=True,
+    jvp="linear")
 def irfftn(xp, x: Array, /, *, s: Sequence[int] | None = None,
            axes: Sequence[int] | None = None,
            norm: Literal["backward", "ortho", "forward"] = "backward"):
@@ -573,14 +612,19 @@ def irfftn(xp, x: Array, /, *, s: Sequence[int] | None = None,
     ``fft_c2r_backward``, ``rfftn`` of ``g`` with the mirrored bins of the last axis
     doubled.
     """
-    return xp.fft.irfftn(x, s=s, axes=axes, norm=norm), (x.shape, s, axes, norm)
+    s_, axes_ = _explicit_s_axes(x.shape, s, axes, c2r=True)
+    return xp.fft.irfftn(x, s=s_, axes=axes_, norm=norm), (x.shape, s, axes, norm)
 
 
 @irfftn.defvjp
 def _irfftn_vjp(xp, res, g):
     shape, s, axes, norm = res
-    axes, s = _axes_sizes(shape, s, axes, c2r=True)
-    gi = _double_mirrored(xp, xp.fft.rfftn(g, axes=axes, norm=_SWAP[norm]), axes[-1], s[-1])
+    axes, _ = _axes_sizes(shape, s, axes, c2r=True)
+    # The output length along the last axis is read from g, not from ``s``: a -1 there is
+    # the input's length on NumPy (not PyTorch's 2 * (m - 1)); guessing it wrongly would
+    # double the wrong bins (a silently wrong gradient).
+    n = g.shape[axes[-1]]
+    gi = _double_mirrored(xp, xp.fft.rfftn(g, axes=axes, norm=_SWAP[norm]), axes[-1], n)
     return (_fit_all(xp, gi, axes, [shape[a] for a in axes]),)
 
 
@@ -673,7 +717,8 @@ def rfftfreq(backend, n: int, /, *, d: float = 1.0, dtype: DType | None = None,
                                                           **_dev(device)), chunks)
 
 
-@op("fft.fftshift", module=_M, section="fft", dtypes="floating", complex_ok=True)
+@op("fft.fftshift", module=_M, section="fft", dtypes="floating", complex_ok=True,
+    jvp="linear")
 def fftshift(xp, x: Array, /, *, axes: int | Sequence[int] | None = None):
     """Shift the zero-frequency component to the center of the spectrum.
 
@@ -709,7 +754,8 @@ def _fftshift_vjp(xp, res, g):
     return (xp.fft.ifftshift(g, axes=axes),)
 
 
-@op("fft.ifftshift", module=_M, section="fft", dtypes="floating", complex_ok=True)
+@op("fft.ifftshift", module=_M, section="fft", dtypes="floating", complex_ok=True,
+    jvp="linear")
 def ifftshift(xp, x: Array, /, *, axes: int | Sequence[int] | None = None):
     """Inverse of :func:`fftshift` (they differ for odd lengths).
 

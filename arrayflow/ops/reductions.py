@@ -1,7 +1,8 @@
 """Statistical and utility reductions (array API standard 2025.12,
 "Statistical Functions" and "Utility Functions").
 
-Each op is one unit: its ``@op(...)`` metadata, its forward, and its VJP right after.
+Each op is one unit: its ``@op(...)`` metadata, its forward, its VJP right after and its
+forward-mode rule (JVP: ``jvp=`` in the decorator or ``@<op>.defjvp`` after the VJP).
 """
 
 from __future__ import annotations
@@ -58,6 +59,15 @@ def _extreme_vjp(xp, res, g):
     return (_unreduce(xp, g, x.shape, axis, keepdims) * mask / count,)
 
 
+def _extreme_jvp(xp, tangents, out, x, /, *, axis=None, keepdims=False):
+    """JVP of ``max``/``min``: PyTorch's ``amaxamin_jvp``, the mean of the tangents at the
+    tied extremes (the transpose of :func:`_extreme_vjp`; NaN where the result is NaN)."""
+    t = tangents["x"]
+    mask = x == _unreduce(xp, out, x.shape, axis, keepdims)
+    picked = xp.sum(xp.where(mask, t, xp.zeros_like(t)), axis=axis, keepdims=keepdims)
+    return picked / xp.sum(xp.astype(mask, t.dtype), axis=axis, keepdims=keepdims)
+
+
 def _prod_of_others(xp, x, axes):
     """Product of all elements along ``axes`` except each one (exact with zeros)."""
     nd = x.ndim
@@ -106,7 +116,7 @@ def _cumulative_0d(xp, fn, x, dtype, include_initial):
 
 # --- statistical functions ---------------------------------------------------------------------
 
-@op("sum", section="statistical", dtypes="numeric", complex_ok=True)
+@op("sum", section="statistical", dtypes="numeric", complex_ok=True, jvp="linear")
 def sum(xp, x: Array, /, *, axis: Axis = None, dtype: DType | None = None,
         keepdims: bool = False):
     """Sum of the elements of ``x`` over ``axis``.
@@ -188,7 +198,20 @@ def _prod_vjp(xp, res, g):
     return (gx * _cj(xp, _prod_of_others(xp, x, axes)),)
 
 
-@op("mean", section="statistical", dtypes="floating", complex_ok=True)
+@prod.defjvp
+def _prod_jvp(xp, tangents, out, x, /, *, axis=None, dtype=None, keepdims=False):
+    # PyTorch's prod forward formula: sum(t * the product of the others), exact with zeros
+    # (no division by x); computed in the result's dtype (``self_p.to(result.dtype)``).
+    t = tangents["x"]
+    if x.dtype != out.dtype:
+        x, t = xp.astype(x, out.dtype), xp.astype(t, out.dtype)
+    axes = _norm_axes(axis, x.ndim)
+    if not axes:
+        return t
+    return xp.sum(t * _prod_of_others(xp, x, axes), axis=axis, keepdims=keepdims)
+
+
+@op("mean", section="statistical", dtypes="floating", complex_ok=True, jvp="linear")
 def mean(xp, x: Array, /, *, axis: Axis = None, keepdims: bool = False):
     """Arithmetic mean of the elements of ``x`` over ``axis``.
 
@@ -226,6 +249,16 @@ def _mean_vjp(xp, res, g):
     for a in _norm_axes(axis, len(shape)):
         n *= shape[a]
     return (_unreduce(xp, g, shape, axis, keepdims) / n,)
+
+
+def _var_jvp(xp, x, t, axis, correction, keepdims):
+    """PyTorch's ``var_jvp``: ``sum(re(var_backward(conj(t))))``, i.e.
+    ``2 / (n - correction) * sum(re(conj(t) * (x - mean)))`` term by term (so its
+    ``n - correction <= 0`` cases give PyTorch's inf/NaN)."""
+    if xp.isdtype(x.dtype, "complex floating"):
+        return xp.sum(xp.real(_var_grad(xp, x, xp.conj(t), axis, correction)), axis=axis,
+                      keepdims=keepdims)
+    return xp.sum(_var_grad(xp, x, t, axis, correction), axis=axis, keepdims=keepdims)
 
 
 @op("std", section="statistical", dtypes="real floating", complex_ok=True)
@@ -275,6 +308,14 @@ def _std_vjp(xp, res, g):
     return (_var_grad(xp, x, _unreduce(xp, gy, x.shape, axis, keepdims), axis, correction),)
 
 
+@std.defjvp
+def _std_jvp(xp, tangents, out, x, /, *, axis=None, correction=0.0, keepdims=False):
+    # PyTorch's: var's tangent / (2 * std), 0 where std == 0.
+    zero = out == 0
+    tv = _var_jvp(xp, x, tangents["x"], axis, correction, keepdims)
+    return xp.where(zero, xp.zeros_like(tv), tv / (2 * xp.where(zero, xp.ones_like(out), out)))
+
+
 @op("var", section="statistical", dtypes="real floating", complex_ok=True)
 def var(xp, x: Array, /, *, axis: Axis = None, correction: int | float = 0.0,
         keepdims: bool = False):
@@ -317,8 +358,14 @@ def _var_vjp(xp, res, g):
     return (_var_grad(xp, x, _unreduce(xp, g, x.shape, axis, keepdims), axis, correction),)
 
 
+@var.defjvp
+def _var_jvp_rule(xp, tangents, out, x, /, *, axis=None, correction=0.0, keepdims=False):
+    return _var_jvp(xp, x, tangents["x"], axis, correction, keepdims)
+
+
 # max and min: real-only in the standard, so no complex rule (complex_ok False: raises).
-@op("max", section="statistical", dtypes="real", torch_name="amax", vjp=_extreme_vjp)
+@op("max", section="statistical", dtypes="real", torch_name="amax", vjp=_extreme_vjp,
+    jvp=_extreme_jvp)
 def max(xp, x: Array, /, *, axis: Axis = None, keepdims: bool = False):
     """Maximum of the elements of ``x`` over ``axis`` (NaN-propagating).
 
@@ -351,7 +398,8 @@ def max(xp, x: Array, /, *, axis: Axis = None, keepdims: bool = False):
     return y, (x, y, axis, keepdims)
 
 
-@op("min", section="statistical", dtypes="real", torch_name="amin", vjp=_extreme_vjp)
+@op("min", section="statistical", dtypes="real", torch_name="amin", vjp=_extreme_vjp,
+    jvp=_extreme_jvp)
 def min(xp, x: Array, /, *, axis: Axis = None, keepdims: bool = False):
     """Minimum of the elements of ``x`` over ``axis`` (NaN-propagating).
 
@@ -384,7 +432,7 @@ def min(xp, x: Array, /, *, axis: Axis = None, keepdims: bool = False):
 
 
 @op("cumulative_sum", section="statistical", dtypes="numeric", torch_name="cumsum",
-    complex_ok=True)
+    complex_ok=True, jvp="linear")
 def cumulative_sum(xp, x: Array, /, *, axis: int | None = None, dtype: DType | None = None,
                    include_initial: bool = False):
     """Cumulative sum of ``x`` along ``axis``.
@@ -497,6 +545,31 @@ def _cumprod_vjp(xp, res, g):
     gz = _rev_cumsum(xp, g * _cj(xp, y1), axis)
     zeros = xp.zeros_like(gx)
     return (xp.where(before, gx, xp.where(first, gz, zeros)),)
+
+
+@cumulative_prod.defjvp
+def _cumprod_jvp(xp, tangents, out, x, /, *, axis=None, dtype=None, include_initial=False):
+    # PyTorch's cumprod_jvp, zeros included, with no division by zero. Along the axis, with
+    # z the first zero of x: before z, y_k * sum_{j<=k} t_j / x_j; from z on, the
+    # cumulative product of x with x_z replaced by t_z (every other term holds x_z == 0).
+    t = tangents["x"]
+    if x.dtype != out.dtype:
+        x, t = xp.astype(x, out.dtype), xp.astype(t, out.dtype)
+    if x.ndim == 0:  # y == x (include_initial: y == [1, x])
+        return xp.concat([xp.zeros_like(out[:1]), xp.reshape(t, (1,))]) if include_initial \
+            else t
+    axis = 0 if axis is None else axis
+    y = out[_along(axis, x.ndim, slice(1, None))] if include_initial else out
+    zero = x == 0
+    first = zero & (xp.cumulative_sum(xp.astype(zero, xp.int32), axis=axis) == 1)
+    after = xp.cumulative_sum(xp.astype(first, xp.int32), axis=axis) > 0
+    safe = xp.where(after, xp.ones_like(x), x)
+    before_zero = y * xp.cumulative_sum(t / safe, axis=axis)
+    from_zero = xp.cumulative_prod(xp.where(first, t, x), axis=axis)
+    ty = xp.where(after, from_zero, before_zero)
+    if include_initial:
+        ty = xp.concat([xp.zeros_like(out[_along(axis, x.ndim, slice(0, 1))]), ty], axis=axis)
+    return ty
 
 
 # --- utility functions -------------------------------------------------------------------------
@@ -649,3 +722,22 @@ def _diff_vjp(xp, res, g):
             g_app = _diff_edge_grad(xp, g[_along(axis, nd, slice(end, None))], edge_shape)
         g = g[_along(axis, nd, slice(0, end))]
     return (g, None, None, g_pre, g_app)
+
+
+@diff.defjvp
+def _diff_jvp(xp, tangents, out, x, /, *, axis=-1, n=1, prepend=None, append=None):
+    # Linear in (x, prepend, append) jointly; an edge without a tangent (a Python scalar, an
+    # integer Tensor, a Tensor not dual) contributes zeros, not its value.
+    def edge(name, v):
+        if v is None:
+            return None
+        tv = tangents.get(name)
+        if tv is not None:
+            return tv
+        return xp.zeros_like(v, dtype=out.dtype) if hasattr(v, "shape") else 0.0
+
+    t = tangents.get("x")
+    if t is None:
+        t = xp.zeros_like(x, dtype=out.dtype)
+    return xp.diff(t, axis=axis, n=n, prepend=edge("prepend", prepend),
+                   append=edge("append", append))

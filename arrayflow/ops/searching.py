@@ -1,7 +1,8 @@
 """Searching, sorting and set functions (array API standard 2025.12, "Searching
 Functions", "Sorting Functions" and "Set Functions").
 
-Each op is one unit: its ``@op(...)`` metadata, its forward, and its VJP right after.
+Each op is one unit: its ``@op(...)`` metadata, its forward, its VJP right after and its
+forward-mode rule (JVP) after that.
 """
 
 from __future__ import annotations
@@ -211,6 +212,14 @@ def _where_vjp(xp, res, g):
     return (None, g1, g2)
 
 
+@where.defjvp
+def _where_jvp(xp, tangents, out, condition, x1, x2, /):
+    # Linear in (x1, x2); the condition passes through. An operand without a tangent (a
+    # Python scalar, an integer Tensor, a Tensor not dual) contributes 0, not its value.
+    t1, t2 = tangents.get("x1"), tangents.get("x2")
+    return xp.where(condition, 0.0 if t1 is None else t1, 0.0 if t2 is None else t2)
+
+
 # --- sorting functions -------------------------------------------------------------------------
 
 @op("argsort", section="sorting", dtypes="real", differentiable=False)
@@ -281,6 +290,13 @@ def _sort_vjp(xp, res, g):
         return (xp.take_along_axis(g, inverse, axis=axis),)
     # the op, with its standard-only fallback
     return (_take_along_axis.forward(xp, g, inverse, axis=axis)[0],)
+
+
+@sort.defjvp
+def _sort_jvp(xp, tangents, out, x, /, *, axis=-1, descending=False, stable=True):
+    # PyTorch's: the tangent gathered by the sorting permutation (the order the VJP uses).
+    order = xp.argsort(x, axis=axis, descending=descending, stable=stable)
+    return xp.take_along_axis(tangents["x"], order, axis=axis)
 
 
 # --- set functions -----------------------------------------------------------------------------
