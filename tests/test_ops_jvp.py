@@ -63,7 +63,10 @@ def test_jvp_matches_finite_differences(case, name):
             minus = fn(*[x.detach() - eps * af.asarray(v) for x, v in zip(leaves, vs)])
         for k, (t, p, m) in enumerate(zip(tangents, plus, minus)):
             fd = (p.numpy() - m.numpy()) / (2 * eps)
-            np.testing.assert_allclose(_np(t), fd, rtol=1e-4, atol=1e-5,
+            # Where the output is NaN the difference quotient is NaN whatever the rule
+            # (maximum with a NaN operand): compare the finite ones only.
+            ok = np.isfinite(fd)
+            np.testing.assert_allclose(_np(t)[ok], fd[ok], rtol=1e-4, atol=1e-5,
                                        err_msg=f"{case.id}: output {k}")
 
 
@@ -75,11 +78,15 @@ def test_jvp_is_the_transposed_vjp(case, name):
         vs = _tangents(leaves, 2)
         outs, tangents = _jvp(fn, leaves, vs)
         rng = np.random.default_rng(3)
-        us = [rng.standard_normal(tuple(o.shape)) for o in outs]
+        # no cotangent where the output is NaN: there the JVP (PyTorch's formula) and
+        # the VJP (gradient to both operands) of maximum/minimum need not be transposes
+        us = [np.where(np.isnan(o.detach().numpy()), 0.0, rng.standard_normal(tuple(o.shape)))
+              for o in outs]
         outs = fn(*leaves)
         gs = af.autograd.grad(outs, leaves, grad_outputs=[af.asarray(u) for u in us],
                               allow_unused=True)
-        lhs = sum(float(np.sum(_np(t) * u)) for t, u in zip(tangents, us))
+        lhs = sum(float(np.sum(np.where(u == 0, 0.0, _np(t)) * u))
+                  for t, u in zip(tangents, us))
         rhs = sum(0.0 if g is None else float(np.sum(v * g.numpy())) for v, g in zip(vs, gs))
         assert lhs == pytest.approx(rhs, rel=1e-8, abs=1e-10), case.id
 

@@ -606,7 +606,8 @@ multiply = _binary(
 nextafter = _binary(
     "nextafter", "The next representable value after x1 towards x2.",
     dtypes="real floating", floating=True,
-    vjp=lambda xp, x1, x2, g: (g, xp.zeros_like(g)),  # one ulp step: slope 1
+    # one ulp step: slope 1 in x1, 0 at ties (the result is x2 there), as PyTorch 2.13
+    vjp=lambda xp, x1, x2, g: (xp.where(x1 != x2, g, xp.zeros_like(g)), xp.zeros_like(g)),
     # PyTorch: dx1 where x1 != x2; 0 at ties (nextafter(x, x) == x2); none from x2
     jvp=lambda xp, x1, x2, dx1, dx2, y: (
         None if dx1 is None else xp.where(x1 != x2, dx1, xp.zeros_like(y))))
@@ -755,14 +756,19 @@ def _clip_vjp(xp, res, g):
         inside = inside & (x <= hi)
     zero = xp.zeros_like(g)
     gx = _sum_to(xp, xp.where(inside, g, zero), x.shape)
+    # PyTorch's clamp_backward_min_max: where min > max the output is max, so max gets
+    # the gradient there and min none.
     glo = ghi = None
     if _is_array(lo):
         below = x < lo
         if hi is not None:
-            below = below & (x <= hi)
+            below = below & (lo < hi)
         glo = _sum_to(xp, xp.where(below, g, zero), lo.shape)
     if _is_array(hi):
-        ghi = _sum_to(xp, xp.where(x > hi, g, zero), hi.shape)
+        above = x > hi
+        if lo is not None:
+            above = above | (hi < lo)
+        ghi = _sum_to(xp, xp.where(above, g, zero), hi.shape)
     return gx, glo, ghi
 
 
