@@ -537,20 +537,22 @@ def inplace(dst, src, *, check: bool = False) -> None:
         is_view = base is not None and cell.owner is not None and cell.owner() is dst
         views = getattr(cell, "views", None) or ()
         has_views = any(r() is not None for r in views)
-        if not (is_view or has_views):
+        base_t = lv.tangents.get(base) if is_view else None
+        writable = t_old is not None and getattr(t_old._cell, "writable", True) is True \
+            and not (t_old.requires_grad and t_old.grad_fn is None)
+        if writable and (is_view or has_views):
+            # in place: the tangents of views of dst (and of the base dst is a view of)
+            # are views of its tangent and see the write
             if check:
                 continue
             lv.suspended += 1
             try:
-                # a cell of its own (no copy: arrays are never written), so that later
-                # in-place writes into it do not reach src's tangent
-                lv.tangents[dst] = af.zeros_like(dst) if t_new is None else af.astype(
-                    t_new, dst.dtype, copy=False)
+                t_old[...] = af.zeros_like(dst) if t_new is None else t_new
             finally:
                 lv.suspended -= 1
             continue
-        if t_old is None or getattr(t_old._cell, "writable", True) is not True or (
-                t_old.requires_grad and t_old.grad_fn is None):
+        if has_views or base_t is not None or (is_view and t_old is None):
+            # other tangents should see the write but cannot be reached
             raise NotImplementedError(
                 "arrayflow.autograd.forward_ad: an in-place write into a view, or into a "
                 "Tensor with views, whose tangent cannot be updated in place (the base has "
@@ -561,7 +563,10 @@ def inplace(dst, src, *, check: bool = False) -> None:
             continue
         lv.suspended += 1
         try:
-            t_old[...] = af.zeros_like(dst) if t_new is None else t_new
+            # a cell of its own (no copy: arrays are never written), so that later
+            # in-place writes into it do not reach src's tangent
+            lv.tangents[dst] = af.zeros_like(dst) if t_new is None else af.astype(
+                t_new, dst.dtype, copy=False)
         finally:
             lv.suspended -= 1
 
