@@ -277,6 +277,21 @@ def test_inplace_write_does_not_reach_tangents_of_other_tensors(backend):
         np.testing.assert_allclose(g, w, rtol=0, atol=0, err_msg=str(k))
 
 
+def test_inplace_write_into_a_dual_whose_tangent_requires_grad(backend):
+    # PyTorch raises here (an in-place write into a view of a leaf that requires grad);
+    # arrayflow gives the dual the new tangent, differentiable in the old one
+    with fwAD.dual_level():
+        t = af.ones(3, dtype=af.float64, requires_grad=True)
+        x = fwAD.make_dual(af.zeros(3, dtype=af.float64), t)
+        x[0] = fwAD.make_dual(af.asarray(5.0, dtype=af.float64),
+                              af.asarray(7.0, dtype=af.float64))
+        tx = fwAD.unpack_dual(x).tangent
+        np.testing.assert_array_equal(tx.detach().numpy(), [7.0, 1.0, 1.0])
+        (g,) = af.autograd.grad(af.sum(tx * af.asarray([1.0, 2.0, 3.0], dtype=af.float64)),
+                                [t])
+        np.testing.assert_array_equal(g.numpy(), [0.0, 2.0, 3.0])
+
+
 def test_dual_write_into_a_view_of_a_plain_tensor_raises_and_changes_nothing(backend):
     # PyTorch makes the base dual; arrayflow cannot reach a base without a tangent: an
     # error rather than a tangent silently missing from the base
