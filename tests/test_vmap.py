@@ -638,3 +638,49 @@ def test_randomness_different_and_same_as_torch():
     assert set(np.unique(d)) <= {0.0, 2.0}
     s = vmap(lambda t: nn.functional.dropout(t, 0.5), randomness="same")(ones).numpy()
     np.testing.assert_array_equal(s, np.broadcast_to(s[0], s.shape))
+
+
+# --- forward transforms inside vmap (and vmap inside them) ------------------------------------
+
+def _fwd_cases():
+    from arrayflow import func as F
+
+    def f(t):
+        return (t.sin() * t).sum() + (t ** 3).sum() * t[0]
+
+    def g(t):
+        return t.sin() * t.sum()
+
+    return [
+        ("jvp", lambda: vmap(lambda t: F.jvp(g, (t,), (af.ones_like(t),))[1]),
+         lambda: tfunc.vmap(lambda t: tfunc.jvp(g, (t,), (torch.ones_like(t),))[1])),
+        ("jacfwd", lambda: vmap(F.jacfwd(g)), lambda: tfunc.vmap(tfunc.jacfwd(g))),
+        ("hessian", lambda: vmap(F.hessian(f)), lambda: tfunc.vmap(tfunc.hessian(f))),
+        ("jacfwd(grad)", lambda: vmap(F.jacfwd(grad(f))),
+         lambda: tfunc.vmap(tfunc.jacfwd(tfunc.grad(f)))),
+        ("jacfwd(vmap)", lambda: F.jacfwd(vmap(g)), lambda: tfunc.jacfwd(tfunc.vmap(g))),
+    ]
+
+
+@pytest.mark.parametrize("i", range(5))
+def test_forward_transforms_compose_with_vmap_as_torch(i):
+    name, mk, tmk = _fwd_cases()[i]
+    x = RNG.standard_normal((4, 3))
+    close(mk()(af.asarray(x)), tmk()(torch.asarray(x)), rtol=1e-7, atol=1e-10)
+
+
+def test_per_sample_hessians_with_unbatched_parameters_match_a_loop():
+    from arrayflow import func as F
+
+    x = af.asarray(RNG.standard_normal((4, 3)))
+    w = af.asarray(RNG.standard_normal(3))
+
+    def f(w, xi):
+        return ((xi * w).tanh() ** 2).sum() + (w ** 3 * xi).sum()
+
+    got = vmap(F.hessian(f), in_dims=(None, 0))(w, x)
+    rows = af.stack([F.hessian(f)(w, x[i]) for i in range(4)])
+    close(got, rows, rtol=1e-10, atol=1e-12)
+    want = tfunc.vmap(tfunc.hessian(f), in_dims=(None, 0))(torch.asarray(w.numpy()),
+                                                          torch.asarray(x.numpy()))
+    close(got, want)

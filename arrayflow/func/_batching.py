@@ -1094,3 +1094,42 @@ def _install_nn_rules() -> None:
 
     FUNC_RULES[F.cross_entropy] = _class_loss
     FUNC_RULES[F.nll_loss] = _class_loss
+
+
+# --- forward-mode tangents across the logical/physical boundary ------------------------------
+#
+# Forward mode (arrayflow.autograd.forward_ad) keys tangents by Tensor identity. Ops on
+# batched values run it at the logical level (the tangent of a BatchedTensor is a logical
+# value, batched or not). A reverse transform inside vmap differentiates the physical
+# Tensors, so for forward-over-reverse (``vmap(jacfwd(grad(f)))``, ``vmap(hessian(f))``)
+# the tangents cross over: in to the physical inputs, out to the batched gradients.
+
+def tangents_in(src: Any, phys: Tensor, levels: tuple) -> None:
+    """Give ``phys`` (``src``'s physical Tensor batched at ``levels``) the physical form of
+    ``src``'s tangents at every active forward level."""
+    from ..autograd import forward_ad as _fw
+
+    for lv in _fw._LEVELS:
+        t = lv.tangents.get(src)
+        if t is None or lv.tangents.get(phys) is not None:
+            continue
+        lv.suspended += 1
+        try:
+            tp = expand_to(t, levels)
+        finally:
+            lv.suspended -= 1
+        lv.tangents[phys] = tp
+
+
+def make_carry(phys: Tensor, levels: tuple, origin: str) -> Tensor:
+    """:func:`make`, and the result gets ``phys``'s tangents as batched (logical) values."""
+    out = make(phys, levels, origin)
+    if out is phys:
+        return out
+    from ..autograd import forward_ad as _fw
+
+    for lv in _fw._LEVELS:
+        t = lv.tangents.get(phys)
+        if t is not None:
+            lv.tangents[out] = make(t, levels, origin)
+    return out

@@ -116,7 +116,9 @@ class _Level:
                 f"{self.api}: Thing passed to transform API must be Tensor, got {type(x)}")
         if self.vmap:
             origin = x._origin if type(x) is _vb.BatchedTensor else "an unbatched input"
-            return _vb.make(self._diff(_vb.expand_to(x, self.vmap)), self.vmap, origin)
+            phys = _vb.expand_to(x, self.vmap)
+            _vb.tangents_in(x, phys, self.vmap)  # forward-over-reverse: tangents go along
+            return _vb.make(self._diff(phys), self.vmap, origin)
         return self._diff(x)
 
     def physical(self, t: Any) -> Any:
@@ -169,8 +171,8 @@ class _Level:
         """Tensors handed back: detached unless ``keep_graph`` and reaching outside."""
         if any(type(t) is _vb.BatchedTensor for t in tensors):
             phys = self.unwrap_flat([_vb.physical(t) for t in tensors], keep_graph)
-            return [_vb.make(p, t._levels, t._origin) if type(t) is _vb.BatchedTensor else p
-                    for p, t in zip(phys, tensors)]
+            return [_vb.make_carry(p, t._levels, t._origin) if type(t) is _vb.BatchedTensor
+                    else p for p, t in zip(phys, tensors)]
         if _fw._LEVELS:
             memo: dict = {}
             return [self._strip(t, keep_graph, memo, 0) for t in tensors]
@@ -257,6 +259,8 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs, api_name):
         flat_diff, spec = tree_flatten(diff)
         flat_p = [level.physical(d) for d in flat_diff]
         out_p = level.physical(output)
+        if level.vmap:
+            _vb.tangents_in(output, out_p, level.vmap)
         memo: dict = {}
         reaches = level.outside([out_p], memo)[0]
         create = level.enabled and reaches
@@ -268,7 +272,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs, api_name):
         cts = [ones_like(out_p)] if level.vmap else None
         gs = _grads([out_p], flat_p, cts, retain_graph=retain, create_graph=create)
         if level.vmap:
-            gs = [_vb.make(g, level.vmap, d._origin) for g, d in zip(gs, flat_diff)]
+            gs = [_vb.make_carry(g, level.vmap, d._origin) for g, d in zip(gs, flat_diff)]
         gs = level.unwrap_flat(gs, create)
         value = level.unwrap_flat([output], level.enabled)[0]
         if has_aux:
@@ -401,6 +405,8 @@ def _vjp(func, primals, argnums, has_aux, api):
         results = tree_unflatten(level.unwrap_flat(flat_out, level.enabled), out_spec)
     flat_diff_p = [level.physical(d) for d in flat_diff]
     flat_out_p = [level.physical(o) for o in flat_out]
+    for o, p in zip(flat_out, flat_out_p) if level.vmap else ():
+        _vb.tangents_in(o, p, level.vmap)
     out_reaches = level.outside(flat_out_p, {})
 
     def vjp_fn(cotangents: Any, retain_graph: bool = True,
@@ -431,7 +437,7 @@ def _vjp(func, primals, argnums, has_aux, api):
             gs = _grads(flat_out_p, flat_diff_p, [level.physical(c) for c in flat_ct],
                         retain_graph=retain_graph, create_graph=create)
         if level.vmap:
-            gs = [_vb.make(g, level.vmap, d._origin) for g, d in zip(gs, flat_diff)]
+            gs = [_vb.make_carry(g, level.vmap, d._origin) for g, d in zip(gs, flat_diff)]
         return tree_unflatten(level.unwrap_flat(gs, create), diff_spec)
 
     return results, vjp_fn, aux
