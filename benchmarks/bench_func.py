@@ -15,7 +15,17 @@ per-round ratios. The issue's target: ``vmap(grad)`` at least 10x faster than th
 BLAS and torch run on one thread (``--threads``): on a shared machine a second thread
 makes torch's timings erratic (2 ms or 70 ms for the same call).
 
-Run: ``python benchmarks/bench_func.py [--rounds 30] [--threads 1]``
+``jacfwd`` vs ``jacrev`` (section ``jacobians``): Jacobians of
+``f(x) = tanh(W @ x) * 2 + sin(W @ x)`` (float64) on a *wide* function, R^1000 -> R^10
+(``W`` of shape (10, 1000): ``jacrev`` needs 10 vector-Jacobian products, ``jacfwd`` 1000
+Jacobian-vector products -- ``jacrev`` must win) and a *tall* one, R^10 -> R^1000 (``jacfwd``
+10 JVPs, ``jacrev`` 1000 VJPs -- ``jacfwd`` must win). Both transforms run one product per
+basis vector (torch.func batches them with ``vmap``), so the ratio is about the ratio of the
+product counts times the relative cost of one JVP and one VJP. Both are checked equal
+first; each round times the calls back to back (alternating order); the ratio is the
+median of the per-round ratios. torch.func's (vmapped) times are printed for reference.
+
+Run: ``python benchmarks/bench_func.py [--rounds 30] [--threads 1] [--jac-rounds 7]``
 """
 
 from __future__ import annotations
@@ -123,14 +133,84 @@ def per_sample_grads(rounds: int = 30, batch: int = 64, threads: int = 1) -> dic
     return result
 
 
-def main(rounds: int = 30, threads: int = 1) -> dict[str, dict[str, float]]:
+# --- jacfwd vs jacrev -------------------------------------------------------------------------
+
+def _jac_fn(ns, W):
+    def f(x):
+        h = W @ x
+        return ns.tanh(h) * 2.0 + ns.sin(h)
+    return f
+
+
+def jacobians(rounds: int = 7, threads: int = 1) -> dict[str, float]:
+    """Median seconds of jacfwd and jacrev on the wide and the tall function, and the
+    median per-round ratios jacfwd / jacrev."""
+    from arrayflow.func import jacfwd, jacrev
+
+    rng = np.random.default_rng(0)
+    shapes = {"wide R^1000->R^10": (10, 1000), "tall R^10->R^1000": (1000, 10)}
+    calls = {}
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        torch.set_num_threads(threads)
+    for name, (m, n) in shapes.items():
+        Wn = rng.standard_normal((m, n)) / np.sqrt(n)
+        xn = rng.standard_normal(n)
+        f = _jac_fn(af, af.asarray(Wn))
+        x = af.asarray(xn)
+        jf, jr = jacfwd(f)(x), jacrev(f)(x)  # warm up, and check they agree
+        np.testing.assert_allclose(jf.numpy(), jr.numpy(), rtol=1e-10, atol=1e-12)
+        calls[(name, "jacfwd")] = (lambda f=f, x=x: jacfwd(f)(x))
+        calls[(name, "jacrev")] = (lambda f=f, x=x: jacrev(f)(x))
+        if torch is not None:
+            tf = _jac_fn(torch, torch.tensor(Wn))
+            tx = torch.tensor(xn)
+            np.testing.assert_allclose(torch.func.jacfwd(tf)(tx).numpy(), jf.numpy(),
+                                       rtol=1e-10, atol=1e-12)
+            calls[(name, "torch.func.jacfwd")] = (lambda tf=tf, tx=tx:
+                                                  torch.func.jacfwd(tf)(tx))
+            calls[(name, "torch.func.jacrev")] = (lambda tf=tf, tx=tx:
+                                                  torch.func.jacrev(tf)(tx))
+    times: dict = {k: [] for k in calls}
+    ratios: dict = {name: [] for name in shapes}
+    keys = list(calls)
+    for r in range(rounds):
+        got = {}
+        for k in (keys if r % 2 == 0 else keys[::-1]):
+            t0 = time.perf_counter()
+            calls[k]()
+            got[k] = time.perf_counter() - t0
+        for k, v in got.items():
+            times[k].append(v)
+        for name in shapes:
+            ratios[name].append(got[(name, "jacfwd")] / got[(name, "jacrev")])
+    out: dict[str, float] = {}
+    print(f"jacfwd vs jacrev, float64, numpy backend ({rounds} rounds, medians):")
+    for (name, what), ts in times.items():
+        med = statistics.median(ts)
+        out[f"{name} {what}"] = med
+        print(f"  {name:20s} {what:18s} {med * 1e3:9.2f} ms")
+    for name, rs in ratios.items():
+        med = statistics.median(rs)
+        out[f"{name} jacfwd/jacrev"] = med
+        print(f"  {name}: jacfwd / jacrev = {med:.3g} ({'jacfwd' if med < 1 else 'jacrev'} "
+              f"wins)")
+    return out
+
+
+def main(rounds: int = 30, threads: int = 1, jac_rounds: int = 7) -> dict[str, dict[str, float]]:
     """Every section, in one run."""
-    return {"per_sample_grads": per_sample_grads(rounds, threads=threads)}
+    return {"per_sample_grads": per_sample_grads(rounds, threads=threads),
+            "jacobians": jacobians(jac_rounds, threads=threads)}
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--jac-rounds", type=int, default=7)
     a = ap.parse_args()
-    main(a.rounds, a.threads)
+    main(a.rounds, a.threads, a.jac_rounds)
