@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import inspect
 import keyword
+import math
 import sys
 import types
 import typing
@@ -375,10 +376,13 @@ class CustomOpDef:
                                f"{backend.name!r} instead")
         kernel = self.kernels[backend.block_backend]
         arrays = [t._cell.array for t in tensors]
-        first = arrays[0]
-        arrays = [first] + [backend.rechunk(a, backend.chunks_of(first))
-                            if backend.chunks_of(a) != backend.chunks_of(first) else a
-                            for a in arrays[1:]]
+        # align every array to the finest chunking among them (most blocks): aligning to
+        # the first would run, e.g., a backward kernel on a one-block gradient
+        # (broadcast from a sum) as a single block, merging the input's chunks
+        chunks = [backend.chunks_of(a) for a in arrays]
+        finest = max(chunks, key=lambda c: math.prod(len(axis) for axis in c))
+        arrays = [a if c == finest else backend.rechunk(a, finest)
+                  for a, c in zip(arrays, chunks)]
         out = backend.map_blocks(kernel, *arrays, dtype=backend.native_dtype(meta[0][1]))
         return _registry.wrap(out, backend)
 
