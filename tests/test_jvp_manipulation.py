@@ -488,3 +488,22 @@ def test_dask_persist_persists_the_tangents():
             graph = dict(ty._cell.array.__dask_graph__())
             assert len(graph) == ty._cell.array.npartitions
         np.testing.assert_allclose(ty.numpy(), 3 * np.exp(p) * t)
+
+
+def test_dask_inplace_writes_update_tangents_lazily():
+    with on_backend("dask"):
+        with fwAD.dual_level(), forbid_compute("dask"):
+            x = fwAD.make_dual(af.zeros((4, 3), dtype=af.float64),
+                               af.ones((4, 3), dtype=af.float64))
+            w = x[1:]
+            v = fwAD.make_dual(af.ones(3, dtype=af.float64) * 5,
+                               af.ones(3, dtype=af.float64) * 7)
+            x[af.asarray([2])] = v
+            x[af.asarray([True, False, False, True])] = 2.0
+            q = af.zeros((4, 3), dtype=af.float64)
+            q += x
+            tw, tq = fwAD.unpack_dual(w).tangent, fwAD.unpack_dual(q).tangent
+        want = np.ones((4, 3))
+        want[2], want[[0, 3]] = 7.0, 0.0
+        np.testing.assert_array_equal(tq.numpy(), want)
+        np.testing.assert_array_equal(tw.numpy(), want[1:])
