@@ -1149,6 +1149,7 @@ def index_select(self, dim: int, index: Array) -> Array:
         An ``index`` whose dtype is not int32 or int64 (PyTorch's error).
     """
     axis = _dim("index_select", dim, self.ndim)
+    _index_tensor("index_select", index)
     if index.ndim > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector (got an index of "
                          f"shape {tuple(index.shape)})")
@@ -1165,6 +1166,13 @@ def index_select(self, dim: int, index: Array) -> Array:
     if index.ndim == 0:  # PyTorch: a 0-d index selects a length-1 slice
         index = _m.reshape(index, (1,))
     return _m.take(self, index, axis=axis)
+
+
+def _index_tensor(fname, index) -> None:
+    """PyTorch's TypeError for an ``index`` that is not a Tensor (a list)."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{fname}(): argument 'index' must be Tensor, not "
+                        f"{type(index).__name__}")
 
 
 def _index_in_range(index, n, error):
@@ -1205,6 +1213,7 @@ def gather(self, dim: int, index: Array) -> Array:
         (negative too), as PyTorch (on Dask when the result is computed).
     """
     dim = _dim("gather", dim, self.ndim)
+    _index_tensor("gather", index)
     if str(index.dtype) not in ("int32", "int64"):
         raise RuntimeError(f"gather(): Expected dtype int32/int64 for index (got "
                            f"{index.dtype})")

@@ -65,6 +65,11 @@ CASES = {
                             RuntimeError,
                             r"Size does not match at dimension 0 expected index \[3, 1\] to "
                             r"be no larger than self \[2, 3\] apart from dimension 1"),
+    "gather-list-index": (lambda m: m.zeros(2, 3).gather(1, [[0]]), TypeError,
+                          r"gather\(\): argument 'index' .*must be Tensor, not list"),
+    "index_select-list-index": (lambda m: m.index_select(m.zeros(2, 3), 1, [0]), TypeError,
+                                r"index_select\(\): argument 'index' .*must be Tensor, not "
+                                r"list"),
     "addcdiv-int": (lambda m: m.addcdiv(_i(m, [1, 2]), _i(m, [1, 2]), _i(m, [1, 2])),
                     RuntimeError, r"Integer division with addcdiv is no longer supported"),
     "Tensor.addcdiv-float-self": (lambda m: m.zeros(2).addcdiv(_i(m, [1, 2]), _i(m, [1, 2])),
