@@ -684,3 +684,53 @@ def test_per_sample_hessians_with_unbatched_parameters_match_a_loop():
     want = tfunc.vmap(tfunc.hessian(f), in_dims=(None, 0))(torch.asarray(w.numpy()),
                                                           torch.asarray(x.numpy()))
     close(got, want)
+
+
+BACKEND_CASES = [
+    lambda ns, t, u: ns.exp(t) * u + ns.abs(t),
+    lambda ns, t, u: ns.sum(t, axis=0) if ns is af else torch.sum(t, 0),
+    lambda ns, t, u: ns.mean(t, axis=(0, 1)) if ns is af else torch.mean(t, (0, 1)),
+    lambda ns, t, u: t @ u,
+    lambda ns, t, u: u @ t[0],
+    lambda ns, t, u: t[1:, ::2][..., None],
+    lambda ns, t, u: ns.concat([t, t[:1]], axis=0) if ns is af else torch.cat([t, t[:1]], 0),
+    lambda ns, t, u: ns.stack([t[0], u], axis=1) if ns is af else torch.stack([t[0], u], 1),
+    lambda ns, t, u: ns.reshape(t, (-1,)) if ns is af else t.reshape(-1),
+    lambda ns, t, u: ns.where(t > 0, t, u),
+    lambda ns, t, u: (ns.nn.functional.softmax(t, dim=-1) * u).sum(),
+]
+
+
+@pytest.mark.parametrize("i", range(len(BACKEND_CASES)))
+def test_batching_rules_on_every_backend_match_torch(backend, i):
+    f = BACKEND_CASES[i]
+    x = RNG.standard_normal((4, 3, 2))
+    u = RNG.standard_normal(2)
+    xa, ua = af.asarray(x), af.asarray(u)
+    with forbid_compute(backend):
+        got = vmap(lambda t, v: f(af, t, v), in_dims=(0, None))(xa, ua)
+        got2 = vmap(vmap(lambda t, v: f(af, t, v), in_dims=(0, None)),
+                    in_dims=(None, 0))(xa, af.stack([ua, ua * 2]))
+    assert got.backend.name == backend
+    close(got, tfunc.vmap(lambda t, v: f(torch, t, v), in_dims=(0, None))(
+        torch.asarray(x), torch.asarray(u)))
+    close(got2, tfunc.vmap(tfunc.vmap(lambda t, v: f(torch, t, v), in_dims=(0, None)),
+                           in_dims=(None, 0))(torch.asarray(x),
+                                              torch.stack([torch.asarray(u),
+                                                           torch.asarray(u) * 2])))
+
+
+def test_per_sample_cross_entropy_gradients_on_every_backend(backend):
+    model, params, x, y = _mlp_and_data()
+    params = {k: af.asarray(v.numpy()) for k, v in params.items()}
+
+    def loss(p, xi, yi):
+        out = functional_call(model, p, (xi[None],))
+        return nn.functional.cross_entropy(out, yi[None])
+
+    xa, ya = af.asarray(x), af.asarray(y)
+    per = vmap(grad(loss), in_dims=(None, 0, 0))(params, xa, ya)
+    for k in params:
+        assert per[k].backend.name == backend
+        rows = af.stack([grad(loss)(params, xa[i], ya[i])[k] for i in range(len(x))])
+        close(per[k], rows, rtol=1e-5, atol=1e-7)
