@@ -401,3 +401,27 @@ def test_torch_det_forward_over_forward_is_what_the_note_says():
                             (af.asarray(x),), (af.asarray(v),))[1])
     assert got == pytest.approx(exact, rel=1e-6)
     assert torch_value != pytest.approx(exact, rel=1e-2)
+
+
+@pytest.mark.parametrize("name", ["numpy", "strict"])
+@pytest.mark.parametrize("ord_", [2, -2, 1, -1, float("inf"), float("-inf")])
+def test_matrix_norm_ties_share_the_tangent_as_in_pytorch(ord_, name):
+    # Exactly tied singular values (2, 2, 1) and (3, 1, 1), and all column / row abs sums
+    # equal: PyTorch's amax/amin JVP averages the tied tangents.
+    x = np.stack([np.array([[0.0, 2.0, 0.0], [-2.0, 0.0, 0.0], [0.0, 0.0, 1.0]]),
+                  np.array([[0.0, 0.0, 1.0], [0.0, 3.0, 0.0], [-1.0, 0.0, 0.0]]),
+                  np.array([[1.0, -2.0, 3.0], [3.0, 1.0, -2.0], [-2.0, 3.0, 1.0]])])
+    t = np.random.default_rng(4).standard_normal(x.shape)
+    want = _torch_jvp(lambda a: TLA.matrix_norm(a, ord=ord_), [x], [t])
+    with on_backend(name):
+        got = _af_jvp(lambda a: LA.matrix_norm(a, ord=ord_), [x], [t])
+    _compare(got, want, {}, f"matrix_norm ord={ord_} ties")
+
+
+@pytest.mark.parametrize("ord_", [float("inf"), float("-inf")])
+def test_vector_norm_ties_share_the_tangent_as_in_pytorch(ord_):
+    x = np.array([[1.0, -3.0, 3.0, 2.0], [0.5, 0.5, -0.5, 0.5]])
+    t = np.random.default_rng(5).standard_normal(x.shape)
+    want = _torch_jvp(lambda a: TLA.vector_norm(a, ord=ord_, dim=-1), [x], [t])
+    got = _af_jvp(lambda a: LA.vector_norm(a, ord=ord_, axis=-1), [x], [t])
+    _compare(got, want, {}, f"vector_norm ord={ord_} ties")

@@ -139,10 +139,11 @@ def _amaxamin_jvp(xp, v, dv, result, axis):
 
 
 def _svdvals_jvp(xp, x, dx):
-    """``dS = Re(diag(U^H dA V))`` from the reduced SVD (PyTorch's ``linalg_svd_jvp``)."""
-    U, _, Vh = xp.linalg.svd(x, full_matrices=False)
+    """``S`` and ``dS = Re(diag(U^H dA V))`` from the reduced SVD (PyTorch's
+    ``linalg_svd_jvp``)."""
+    U, S, Vh = xp.linalg.svd(x, full_matrices=False)
     dP = xp.matmul(xp.matmul(_mH(xp, U), dx), _mH(xp, Vh))
-    return _re(xp, xp.linalg.diagonal(dP))
+    return S, _re(xp, xp.linalg.diagonal(dP))
 
 
 def _tensordot_axes(axes, na, nb):
@@ -1022,12 +1023,13 @@ def _matrix_norm_jvp(xp, t, out, x, /, *, keepdims=False, ord="fro"):
         safe = xp.where(y == 0, xp.ones_like(y), y)
         r = xp.where(y == 0, xp.zeros_like(r), r / safe)
     elif ord == "nuc" or ord in (2, -2):
-        s = xp.linalg.svdvals(x)
-        ds = _svdvals_jvp(xp, x, dx)
+        s, ds = _svdvals_jvp(xp, x, dx)
         if ord == "nuc":
             r = xp.sum(ds, axis=-1, keepdims=True)
         else:
-            r = _amaxamin_jvp(xp, s, ds, y[..., 0], -1)
+            # ties against the SVD's own values (the norm may come from another routine)
+            pick = (xp.max if ord == 2 else xp.min)(s, axis=-1, keepdims=True)
+            r = _amaxamin_jvp(xp, s, ds, pick, -1)
         r = xp.expand_dims(r, axis=-1)
     else:
         axis = -2 if ord in (1, -1) else -1  # summed; the other is reduced by amax/amin
@@ -1647,7 +1649,7 @@ def _svdvals_vjp(xp, res, g):
 
 @svdvals.defjvp
 def _svdvals_jvp_rule(xp, t, out, x, /):
-    return _svdvals_jvp(xp, x, t["x"])
+    return _svdvals_jvp(xp, x, t["x"])[1]
 
 
 
@@ -1788,7 +1790,8 @@ def _vector_norm_jvp(xp, t, out, x, /, *, axis=None, keepdims=False, ord=2, **to
     ax = xp.abs(x)
     if ord in (float("inf"), float("-inf")):
         ye = _unreduce(xp, out, x.shape, axis, keepdims)
-        is_eq = xp.astype(ax == ye, out.dtype)
+        # the arg-max/min, or a NaN where the norm is NaN (PyTorch's)
+        is_eq = xp.astype((ax == ye) | (xp.isnan(x) & xp.isnan(ye)), out.dtype)
         count = xp.sum(is_eq, axis=axis, keepdims=True)
         return red(sgn_dx * is_eq / count)
     if ord < 1:
