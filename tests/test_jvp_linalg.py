@@ -425,3 +425,27 @@ def test_vector_norm_ties_share_the_tangent_as_in_pytorch(ord_):
     want = _torch_jvp(lambda a: TLA.vector_norm(a, ord=ord_, dim=-1), [x], [t])
     got = _af_jvp(lambda a: LA.vector_norm(a, ord=ord_, axis=-1), [x], [t])
     _compare(got, want, {}, f"vector_norm ord={ord_} ties")
+
+
+_COMPOSITE = [
+    ("linalg.norm-fro-dims", lambda a: af.linalg.norm(a, ord="fro", dim=(0, 2)),
+     lambda a: TLA.norm(a, ord="fro", dim=(0, 2))),
+    ("linalg.norm-vector", lambda a: af.linalg.norm(a, dim=1), lambda a: TLA.norm(a, dim=1)),
+    ("linalg.norm-nuc-keepdim", lambda a: af.linalg.norm(a, ord="nuc", dim=(2, 1), keepdim=True),
+     lambda a: TLA.norm(a, ord="nuc", dim=(2, 1), keepdim=True)),
+    ("norm", lambda a: af.norm(a), lambda a: torch.norm(a)),
+    ("operator-matmul", lambda a: a @ af.asarray(np.ones((4, 2))),
+     lambda a: a @ torch.ones(4, 2, dtype=a.dtype)),
+    ("mT", lambda a: a.mT, lambda a: a.mT),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("case", _COMPOSITE, ids=lambda c: c[0])
+def test_norm_functions_and_operators_in_forward_mode(case, dtype):
+    # PyTorch's norm / linalg.norm (arrayflow.ops.norms, built on vector_norm/matrix_norm)
+    # and the Tensor's @ / .mT carry tangents as torch's do.
+    cid, f, tf = case
+    rng = np.random.default_rng(11)
+    x, t = _rand(rng, (2, 3, 4), dtype), _rand(rng, (2, 3, 4), dtype)
+    _compare(_af_jvp(f, [x], [t]), _torch_jvp(tf, [x], [t]), {}, cid)
