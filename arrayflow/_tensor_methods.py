@@ -361,19 +361,26 @@ def _check_addcdiv(fname, tensor1, tensor2) -> None:
             f"integer inputs and as (input + value * tensor1 / tensor2) for float inputs.")
 
 
-def _check_lerp(fname, self, end, weight) -> None:
-    """PyTorch's checks of ``lerp``: ``end`` (and a Tensor ``weight``) of ``self``'s dtype
-    (RuntimeError), and a floating or complex dtype (NotImplementedError)."""
+def _lerp_weight(fname, self, end, weight):
+    """PyTorch's checks of ``lerp``: ``end`` (and a Tensor ``weight`` that is not 0-d) of
+    ``self``'s dtype (RuntimeError), and a floating or complex dtype (NotImplementedError).
+    Returns ``weight``: a 0-d Tensor of another dtype acts as a scalar (PyTorch), so it is
+    cast to ``self``'s dtype (differentiably) and the result keeps ``self``'s dtype."""
     for name, other in (("end", end), ("weight", weight)):
+        if name == "weight" and isinstance(other, Tensor) and other.ndim == 0:
+            continue  # PyTorch: a 0-d weight of any dtype acts as a scalar
         if isinstance(other, Tensor) and other.dtype is not self.dtype:
             raise RuntimeError(
                 f"{fname}: expected dtype {_torch_dtype(self.dtype, True)} for `{name}` but "
                 f"got dtype {_torch_dtype(other.dtype, True)}")
     if self.dtype.kind not in ("real floating", "complex floating"):
-        kernel = "tensor" if isinstance(weight, Tensor) else "scalar"
+        kernel = "tensor" if isinstance(weight, Tensor) and weight.ndim else "scalar"
         raise NotImplementedError(
             f'{fname}: "lerp_kernel_{kernel}" not implemented for '
             f"'{_torch_dtype(self.dtype)}'")
+    if isinstance(weight, Tensor) and weight.dtype is not self.dtype:
+        weight = _dt.astype(weight, self.dtype)
+    return weight
 
 
 def lerp(self, end: Array, weight: Array | Scalar) -> Array:
@@ -398,7 +405,7 @@ def lerp(self, end: Array, weight: Array | Scalar) -> Array:
     NotImplementedError
         ``self`` of integer or bool dtype (PyTorch's error).
     """
-    _check_lerp("lerp", self, end, weight)
+    weight = _lerp_weight("lerp", self, end, weight)
     return self + weight * (end - self)
 
 
@@ -424,7 +431,7 @@ def lerp_(self, end: Array, weight: Array | Scalar) -> Array:
     NotImplementedError
         ``self`` of integer or bool dtype (PyTorch's error).
     """
-    _check_lerp("lerp_", self, end, weight)
+    weight = _lerp_weight("lerp_", self, end, weight)
     return _inplace(self, lambda s, _o: s + weight * (end - s), _grad_other(end, weight),
                     "lerp_")
 

@@ -154,6 +154,12 @@ VALID = {
     "lerp": lambda m: m.lerp(m.zeros(2), m.tensor([2.0, 4.0]), 0.25),
     "lerp-tensor-weight": lambda m: m.zeros(2).lerp(m.tensor([2.0, 4.0]),
                                                     m.tensor([0.5, 1.0])),
+    "lerp-0d-weight-float64": lambda m: m.lerp(m.tensor(1.0), m.tensor([2.0, 4.0]),
+                                               m.tensor(0.25, dtype=m.float64)),
+    "lerp-0d-weight-int": lambda m: m.tensor([1.0, 2.0]).lerp(m.tensor([2.0, 4.0]),
+                                                              m.tensor(1)),
+    "lerp_-0d-weight-float64": lambda m: m.zeros(2).lerp_(m.tensor([2.0, 4.0]),
+                                                          m.tensor(0.5, dtype=m.float64)),
     "transpose": lambda m: m.arange(6.0).reshape(1, 2, 3).transpose(-1, 0),
     "transpose-0d": lambda m: m.tensor(2.0).transpose(0, -1),
     "index_select": lambda m: m.arange(12.0).reshape(3, 4).index_select(1, _i(m, [3, 0, 3])),
@@ -180,6 +186,20 @@ def test_gather_and_index_select_gradients_as_torch(backend):
         y.backward()
         res.append(x.grad.numpy())
     np.testing.assert_allclose(res[1], res[0])
+
+
+def test_lerp_gradient_of_a_0d_weight_of_another_dtype_as_torch(backend):
+    res = []
+    for m in (torch, af):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        w = m.tensor(0.25, dtype=m.float64, requires_grad=True)
+        y = m.lerp(x, m.tensor([3.0, 7.0]), w)
+        (y * m.tensor([1.0, 2.0])).sum().backward()
+        res.append((str(y.dtype).removeprefix("torch."), x.grad.numpy(), w.grad.numpy(),
+                    str(w.grad.dtype).removeprefix("torch.")))
+    assert res[1][0] == res[0][0] and res[1][3] == res[0][3]
+    np.testing.assert_allclose(res[1][1], res[0][1])
+    np.testing.assert_allclose(res[1][2], res[0][2])
 
 
 def test_failed_in_place_calls_change_nothing(backend):
