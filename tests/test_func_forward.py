@@ -598,3 +598,31 @@ def test_example_implicit_euler_conserves_mass_and_solves_its_equation():
         u = v
     assert abs(float(af.sum(u)) - 1.0) < 1e-12  # a linear invariant: kept exactly
     assert float(u[2]) > 0.0
+
+
+def test_custom_function_jvp_nests_and_composes():
+    class Square(af.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_forward(x)
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x * g
+
+        @staticmethod
+        def jvp(ctx, tx):
+            (x,) = ctx.saved_tensors
+            return 2 * x * tx
+
+    x, v, w = A(XN, VN, YN)
+    # forward over forward: each level's jvp runs with the other level's tangents live
+    t2 = jvp(lambda a: jvp(Square.apply, (a,), (v,))[1], (x,), (w,))[1]
+    np.testing.assert_allclose(host(t2), 2 * VN * YN, rtol=1e-12)
+    # forward over reverse (backward under create_graph) and forward over forward
+    for h in (hessian(lambda a: Square.apply(a).sum())(x),
+              jacfwd(jacfwd(lambda a: Square.apply(a).sum()))(x)):
+        np.testing.assert_allclose(host(h), 2 * np.eye(4), rtol=1e-12)
