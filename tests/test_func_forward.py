@@ -626,3 +626,23 @@ def test_custom_function_jvp_nests_and_composes():
     for h in (hessian(lambda a: Square.apply(a).sum())(x),
               jacfwd(jacfwd(lambda a: Square.apply(a).sum()))(x)):
         np.testing.assert_allclose(host(h), 2 * np.eye(4), rtol=1e-12)
+
+
+def test_jvp_requires_grad_of_results_matches_torch():
+    cases = []
+    for ns in (af, torch):
+        mk = af.asarray if ns is af else torch.tensor
+        fn = jvp if ns is af else tfunc.jvp
+        nograd = af.no_grad if ns is af else torch.no_grad
+        x, v = mk(XN), mk(VN)
+        xr = mk(XN).requires_grad_()
+        vr = mk(VN).requires_grad_()
+        got = []
+        for p, t in ((xr, v), (x, vr), (x, v)):
+            o, tt = fn(ns.sin, (p,), (t,))
+            got.append((o.requires_grad, tt.requires_grad))
+        with nograd():
+            o, tt = fn(ns.sin, (xr,), (v,))
+            got.append((o.requires_grad, tt.requires_grad))
+        cases.append(got)
+    assert cases[0] == cases[1]
