@@ -181,7 +181,7 @@ def test_opcheck_catches_a_wrong_fake_rule_on_a_copy():
     with pytest.raises(OpCheckError, match=r"(?s)numpy: call: .*fake rule says.*strict: "):
         af.library.opcheck(fwd, [sample])
     report = af.library.opcheck(fwd, [sample], raise_exception=False)
-    for b in ("numpy", "strict"):
+    for b in ("numpy", "strict", "dask"):
         assert report[b]["call"].startswith("FAILED") and "float32" in report[b]["call"]
     # the original op is untouched
     af.library.opcheck(K.gelu_tanh, [sample])
@@ -257,3 +257,21 @@ def test_example_imports_and_runs_without_numba_and_cupy():
     ty.sum().backward()
     np.testing.assert_allclose(y, ty.detach().numpy(), rtol=1e-12)
     np.testing.assert_allclose(g, tx.grad.numpy(), rtol=1e-12)
+
+
+def test_block_wise_result_disagreeing_with_the_fake_rule_raises_when_computed():
+    """On Dask the lazy result is typed by the fake rule; the blocks the kernel returns are
+    checked against it when they run (not silently float64 data in a float32 Tensor)."""
+    fwd, _ = _copy(cupy=False)
+    if "numpy" not in fwd.kernels:
+        pytest.skip("needs the Numba kernel (the block-wise path)")
+    fwd.register_fake(lambda x: af.empty_like(x, dtype=af.float32))
+    with on_backend("dask"):
+        x = af.asarray(X, chunks=8)
+        with forbid_compute("dask"):
+            y = fwd(x)
+        assert y.dtype == af.float32
+        with pytest.raises(RuntimeError, match=rf"{fwd.name}: the kernel for 'numpy', run "
+                           r"block by block on 'dask', returned .*dtype float64.*fake rule "
+                           r"says dtype float32"):
+            y.numpy()

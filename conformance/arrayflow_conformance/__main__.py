@@ -6,6 +6,7 @@ Subcommands::
     arrayflow-conformance backend NAME [--quick] [--dtypes D ...] [--only ID ...]
     arrayflow-conformance tensor-like MODULE:CLASS [--factory MODULE:FUNC] [--fail-under PCT]
     arrayflow-conformance function MODULE:CLASS --inputs MODULE:FUNC
+    arrayflow-conformance function mylib::name --import MODULE --inputs MODULE:FUNC
 
 The checking subcommands share ``--seed N``, ``--json PATH``, ``--junit-xml PATH``,
 ``--html PATH`` and ``--no-progress``. Exit status: 0 when every check passed,
@@ -70,10 +71,17 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--fail-under", type=float, metavar="PCT", default=None,
                    help="fail when fewer than PCT %% of the functions are handled")
 
-    f = sub.add_parser("function", parents=[common], help="check a custom autograd Function")
-    f.add_argument("target", metavar="MODULE:CLASS", help="the Function subclass")
+    f = sub.add_parser("function", parents=[common],
+                       help="check a custom autograd Function or a custom op",
+                       description="Check a custom autograd Function (MODULE:CLASS) or a "
+                                   "custom op of arrayflow.library (namespace::name, checked "
+                                   "with af.library.opcheck on every backend).")
+    f.add_argument("target", metavar="MODULE:CLASS|NAMESPACE::NAME",
+                   help="the Function subclass, or the custom op's name")
     f.add_argument("--inputs", metavar="MODULE:FUNC", required=True,
-                   help="returns example inputs for the Function")
+                   help="returns example inputs for the Function or op")
+    f.add_argument("--import", dest="import_module", metavar="MODULE",
+                   help="import MODULE first (the module that registers the custom op)")
     return parser
 
 

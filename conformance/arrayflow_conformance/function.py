@@ -31,6 +31,22 @@ Checks (one :class:`CheckResult` each; group in brackets):
 
 Every failure's ``detail`` names the problem, ``inputs`` describes the inputs
 and ``repro`` is the command that reruns the suite.
+
+Custom ops (:mod:`arrayflow.library`)::
+
+    arrayflow-conformance function mylib::name --import MODULE --inputs MODULE:FUNC
+
+A target containing ``::`` is a custom op: ``--import MODULE`` is imported first (the
+module that registers the op), ``--inputs`` gives one sample as above, and
+:func:`arrayflow.library.opcheck` runs it on each backend
+(``raise_exception=False``). Each of its checks becomes one result, named
+``CHECK[BACKEND]`` in group ``CHECK``: ``schema``, ``call``, ``mutates_args``,
+``fake`` (the fake rule against the real output), ``kernel_vs_default`` (a
+registered or block-wise kernel against the default kernel's values) and
+``autograd`` (gradcheck of ``register_autograd``'s backward). opcheck's
+``SUCCESS`` / ``SKIPPED: why`` / ``FAILED: why`` become ``passed`` / ``skipped`` /
+``failed`` with the reason as ``detail``; an unusable backend's checks are
+``skipped`` with its reason.
 """
 
 from __future__ import annotations
@@ -41,9 +57,12 @@ import time
 from .results import CheckResult, Report
 from .tensor_like import load_object
 
-__all__ = ["run"]
+__all__ = ["CUSTOM_OP_CHECKS", "run"]
 
 SUITE = "function"
+
+#: The checks of :func:`arrayflow.library.opcheck`, in the order they are reported.
+CUSTOM_OP_CHECKS = ("schema", "call", "mutates_args", "fake", "kernel_vs_default", "autograd")
 
 
 def _np():
@@ -399,6 +418,8 @@ def run(args, progress) -> Report:
                                repro=repro if status in ("failed", "error") else "",
                                duration_s=dt))
 
+    if "::" in args.target:
+        return _run_custom_op(args, progress, report, t0)
     try:
         cls = load_object(args.target)
         if not (isinstance(cls, type) and issubclass(cls, af.autograd.Function)):
@@ -443,6 +464,104 @@ def run(args, progress) -> Report:
         for name, status, detail in _check_lazy(cls, host, diff, infos):
             add("lazy", name, status, detail, time.perf_counter() - t1, desc)
         progress.advance(max(1, sum(i.lazy for i in infos)))
+    finally:
+        progress.stop()
+    report.meta["duration_s"] = round(time.perf_counter() - t0, 3)
+    return report
+
+
+# --- custom ops (arrayflow.library) -------------------------------------------------------------
+
+def _find_custom_op(name: str):
+    """The custom op registered as ``"namespace::name"`` (``af.library.ops``)."""
+    import arrayflow as af
+
+    ns, _, op_name = name.partition("::")
+    op = getattr(getattr(af.library.ops, ns, None), op_name, None)
+    if not isinstance(op, af.library.CustomOpDef):
+        raise ValueError(f"no custom op {name!r} is registered; give the module that "
+                         f"registers it with --import MODULE")
+    return op
+
+
+def _opcheck_results(report_of_backend: dict, errored: str | None):
+    """``(check, status, detail)`` for one backend's opcheck report."""
+    out = []
+    for check in list(CUSTOM_OP_CHECKS) + [c for c in report_of_backend
+                                           if c not in CUSTOM_OP_CHECKS]:
+        value = report_of_backend.get(check)
+        if value is None:
+            out.append((check, "skipped", errored or "not run: an earlier check of the sample "
+                                                     "failed"))
+        elif value.startswith("FAILED"):
+            out.append((check, "failed", value[len("FAILED: "):]))
+        elif value.startswith("SKIPPED"):
+            out.append((check, "skipped", value[len("SKIPPED: "):]))
+        else:
+            out.append((check, "passed", ""))
+    return out
+
+
+def _run_custom_op(args, progress, report: Report, t0: float) -> Report:
+    """The function suite on a custom op: opcheck per backend, as CheckResults."""
+    import importlib
+
+    import arrayflow as af
+
+    seed = getattr(args, "seed", 0) or 0
+    inputs_spec = getattr(args, "inputs", None)
+    module = getattr(args, "import_module", None)
+    report.meta["import"] = module
+    repro = (f"arrayflow-conformance function {args.target}"
+             + (f" --import {module}" if module else "")
+             + f" --inputs {inputs_spec} --seed {seed}")
+
+    def add(group, name, status, detail="", dt=0.0, inputs=""):
+        report.add(CheckResult(SUITE, group, name, status, detail=detail,
+                               inputs=inputs if status in ("failed", "error") else "",
+                               repro=repro if status in ("failed", "error") else "",
+                               duration_s=dt))
+
+    try:
+        if module:
+            importlib.import_module(module)
+        op = _find_custom_op(args.target)
+        if not inputs_spec:
+            raise ValueError("--inputs MODULE:FUNC is required")
+        host = _host_inputs(_make_inputs(load_object(inputs_spec), seed))
+    except Exception as e:  # noqa: BLE001
+        add("setup", "load", "error", _err(e))
+        return report
+    names = list(op.__signature__.parameters)
+    names += [f"arg{i}" for i in range(len(names), len(host))]
+    desc = _describe(host, names)
+    report.meta["inputs_description"] = desc
+    infos = list(af.backends.available())
+    progress.start(len(infos), f"function {args.target}")
+    try:
+        for info in infos:
+            t1 = time.perf_counter()
+            if not info.usable:
+                for check in CUSTOM_OP_CHECKS:
+                    add(check, f"{check}[{info.name}]", "skipped",
+                        f"backend unusable: {info.reason}")
+                progress.advance(1)
+                continue
+            try:
+                checks = af.library.opcheck(op, [host], backends=[info.name],
+                                            raise_exception=False)[info.name]
+            except Exception as e:  # noqa: BLE001 - opcheck itself failed: an error
+                add("opcheck", f"opcheck[{info.name}]", "error",
+                    f"opcheck raised on {info.name}: {_err(e)}",
+                    time.perf_counter() - t1, desc)
+                progress.advance(1)
+                continue
+            results = _opcheck_results(checks, None)
+            dt = (time.perf_counter() - t1) / max(1, len(results))
+            for check, status, detail in results:
+                add(check, f"{check}[{info.name}]", status,
+                    f"on {info.name}: {detail}" if status == "failed" else detail, dt, desc)
+            progress.advance(1)
     finally:
         progress.stop()
     report.meta["duration_s"] = round(time.perf_counter() - t0, 3)
