@@ -18,7 +18,15 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .. import _backend, _dtypes
+from .._backend import host_backend, use_backend
 from .._typing import Array
+from ..ops import _registry
+from ..ops.creation import randn, zeros, zeros_like
+from ..ops.elementwise import abs as _abs
+from ..ops.elementwise import imag, real
+from ..ops.manipulation import concat, stack
+from ..ops.searching import argmax
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -47,17 +55,13 @@ def _host_view(t, as_complex=None):
     """A detached 1-D float64 real view of ``t`` on the host backend (``host_backend()``):
     ``t`` itself, or its real parts then its imaginary parts when complex (or when
     ``as_complex``)."""
-    from .. import _backend, _dtypes
-    from ..ops._registry import Tensor
-    from ..ops.elementwise import imag, real
-    from ..ops.manipulation import concat
 
     cplx = _is_complex(t)
     if as_complex is None:
         as_complex = cplx
     host = _backend.host_backend()
     arr = t._backend.to_host(t.detach()._cell.array).reshape(-1)
-    out = Tensor._from_array(host.from_host(arr), host)
+    out = _registry.Tensor._from_array(host.from_host(arr), host)
     if not cplx:
         out = out.astype(_dtypes.float64)
         return concat([out, out * 0.0]) if as_complex else out
@@ -69,10 +73,9 @@ def _view_size(t) -> int:
 
 
 def _outputs(func, inputs):
-    from ..ops._registry import Tensor
 
     outs = _as_tuple(func(*inputs))
-    return tuple(o for o in outs if isinstance(o, Tensor))
+    return tuple(o for o in outs if isinstance(o, _registry.Tensor))
 
 
 def _numerical(func, inputs, i, eps):
@@ -80,7 +83,6 @@ def _numerical(func, inputs, i, eps):
 
     Returns a host Tensor of shape (inputs[i].size, total output size).
     """
-    from ..ops.manipulation import concat, stack
 
     x = inputs[i]
     n = math.prod(x.shape)
@@ -110,8 +112,6 @@ def _analytical(func, inputs, diff_idx):
 
     Returns (outputs, host Tensor of shape (total output size, total input size)).
     """
-    from ..ops.creation import zeros_like
-    from ..ops.manipulation import concat, stack
     from . import grad as _grad
 
     outs = _outputs(func, inputs)
@@ -139,15 +139,12 @@ def _analytical(func, inputs, diff_idx):
 
 
 def _f64():
-    from .. import _dtypes
 
     return _dtypes.float64
 
 
 def _host_zeros(n):
     """Zeros on the host backend, where the Jacobians are assembled."""
-    from .._backend import host_backend, use_backend
-    from ..ops.creation import zeros
 
     with use_backend(host_backend()):
         return zeros(n, dtype=_f64())
@@ -186,11 +183,10 @@ def gradcheck(func: Callable[..., Any], inputs: Array | Sequence[Array], *, eps:
 
     Source: ``torch.autograd.gradcheck``.
     """
-    from .. import _dtypes
-    from ..ops._registry import Tensor
 
     inputs = _as_tuple(inputs)
-    diff_idx = [i for i, a in enumerate(inputs) if isinstance(a, Tensor) and a.requires_grad]
+    diff_idx = [i for i, a in enumerate(inputs)
+                if isinstance(a, _registry.Tensor) and a.requires_grad]
     if not diff_idx:
         raise ValueError("gradcheck: expected at least one input Tensor with requires_grad=True")
     for i in diff_idx:
@@ -198,9 +194,6 @@ def gradcheck(func: Callable[..., Any], inputs: Array | Sequence[Array], *, eps:
             warnings.warn(
                 f"gradcheck: input {i} has dtype {inputs[i].dtype}, not float64; the check may "
                 f"fail from lack of precision", UserWarning, stacklevel=2)
-    from .._backend import host_backend, use_backend
-    from ..ops.elementwise import abs as _abs
-    from ..ops.searching import argmax
 
     outs, ana_all, sizes = _analytical(func, inputs, diff_idx)
     out_shapes = [o.shape for o in outs]
@@ -285,7 +278,6 @@ def gradgradcheck(func: Callable[..., Any], inputs: Array | Sequence[Array],
 
     Source: ``torch.autograd.gradgradcheck``.
     """
-    from ..ops.creation import randn
     from . import grad as _grad
 
     inputs = _as_tuple(inputs)
