@@ -1164,6 +1164,9 @@ def index_select(self, dim: int, index: Array) -> Array:
         raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index (got "
                            f"{index.dtype})")
     n = self.shape[axis] if self.ndim else 1
+    if self.ndim == 0 and index.size is not None and index.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{index.size} value(s)")
 
     def error(xp, a, mask):
         bad = int(xp.reshape(a, (-1,))[xp.reshape(~mask, (-1,))][0])
@@ -1172,6 +1175,8 @@ def index_select(self, dim: int, index: Array) -> Array:
     index = _index_in_range(index, n, error)
     if index.ndim == 0:  # PyTorch: a 0-d index selects a length-1 slice
         index = _m.reshape(index, (1,))
+    if self.ndim == 0:  # PyTorch: a 0-d input gives a 0-d result
+        return _m.reshape(_m.take(_m.reshape(self, (1,)), index, axis=0), ())
     return _m.take(self, index, axis=axis)
 
 
@@ -1224,7 +1229,7 @@ def gather(self, dim: int, index: Array) -> Array:
     if str(index.dtype) not in ("int32", "int64"):
         raise RuntimeError(f"gather(): Expected dtype int32/int64 for index (got "
                            f"{index.dtype})")
-    if index.ndim != self.ndim:
+    if builtins.max(index.ndim, 1) != builtins.max(self.ndim, 1):  # 0-d counts as 1-d
         raise RuntimeError("gather(): Index tensor must have the same number of dimensions as "
                            "input tensor")
     for i, (s, n) in enumerate(zip(index.shape, self.shape)):
@@ -1233,14 +1238,18 @@ def gather(self, dim: int, index: Array) -> Array:
                 f"gather(): Size does not match at dimension {i} expected index "
                 f"{list(index.shape)} to be no larger than self {list(self.shape)} apart from "
                 f"dimension {dim}")
-    if self.ndim:
-        n = self.shape[dim]
+    n = self.shape[dim] if self.ndim else 1
 
-        def error(xp, a, mask):
-            bad = int(xp.reshape(a, (-1,))[xp.reshape(~mask, (-1,))][0])
-            return RuntimeError(f"gather(): index {bad} is out of bounds for dimension {dim} "
-                                f"with size {n}")
-        index = _index_in_range(index, n, error)
+    def error(xp, a, mask):
+        bad = int(xp.reshape(a, (-1,))[xp.reshape(~mask, (-1,))][0])
+        return RuntimeError(f"gather(): index {bad} is out of bounds for dimension {dim} "
+                            f"with size {n}")
+    index = _index_in_range(index, n, error)
+    if self.ndim == 0 or index.ndim == 0:  # PyTorch reads a 0-d Tensor as 1-d of size 1
+        x1 = _m.reshape(self, (1,)) if self.ndim == 0 else self
+        out = _m.take_along_axis(x1, _m.reshape(index, (1,)) if index.ndim == 0 else index,
+                                 axis=0)
+        return _m.reshape(out, tuple(index.shape))
     x = self
     if any(i != dim and s != n for i, (s, n) in enumerate(zip(index.shape, self.shape))):
         x = self[tuple(slice(None) if i == dim else slice(0, s)

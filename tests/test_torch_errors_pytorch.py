@@ -70,6 +70,17 @@ CASES = {
     "index_select-list-index": (lambda m: m.index_select(m.zeros(2, 3), 1, [0]), TypeError,
                                 r"index_select\(\): argument 'index' .*must be Tensor, not "
                                 r"list"),
+    "gather-0d-input-oob": (lambda m: m.tensor(5.0).gather(0, _i(m, 1)), RuntimeError,
+                            r"index 1 is out of bounds for dimension 0 with size 1"),
+    "gather-1d-input-0d-index-oob": (lambda m: m.tensor([5.0, 6.0]).gather(0, _i(m, 2)),
+                                     RuntimeError,
+                                     r"index 2 is out of bounds for dimension 0 with size 2"),
+    "index_select-0d-input-two-values": (lambda m: m.tensor(5.0).index_select(0, _i(m, [0, 0])),
+                                         RuntimeError,
+                                         r"index_select\(\): Index to scalar can have only 1 "
+                                         r"value, got 2 value\(s\)"),
+    "index_select-0d-input-oob": (lambda m: m.tensor(5.0).index_select(0, _i(m, [1])),
+                                  IndexError, r"index out of range in self"),
     "addcdiv-int": (lambda m: m.addcdiv(_i(m, [1, 2]), _i(m, [1, 2]), _i(m, [1, 2])),
                     RuntimeError, r"Integer division with addcdiv is no longer supported"),
     "Tensor.addcdiv-float-self": (lambda m: m.zeros(2).addcdiv(_i(m, [1, 2]), _i(m, [1, 2])),
@@ -165,6 +176,12 @@ VALID = {
     "index_select": lambda m: m.arange(12.0).reshape(3, 4).index_select(1, _i(m, [3, 0, 3])),
     "index_select-0d-index": lambda m: m.arange(12.0).reshape(3, 4).index_select(0, _i(m, 2)),
     "outer": lambda m: m.outer(m.arange(3.0), m.arange(2.0)),
+    # PyTorch reads a 0-d input or index as 1-d of size 1; a 0-d input gives a 0-d result
+    "gather-0d-input": lambda m: m.tensor(5.0).gather(0, _i(m, 0)),
+    "gather-0d-input-1d-index": lambda m: m.tensor(5.0).gather(0, _i(m, [0, 0, 0])),
+    "gather-1d-input-0d-index": lambda m: m.tensor([5.0, 6.0]).gather(-1, _i(m, 1)),
+    "index_select-0d-input": lambda m: m.tensor(5.0).index_select(0, _i(m, [0])),
+    "index_select-0d-input-0d-index": lambda m: m.tensor(5.0).index_select(-1, _i(m, 0)),
 }
 
 
@@ -184,8 +201,13 @@ def test_gather_and_index_select_gradients_as_torch(backend):
         y = x.gather(1, _i(m, [[2, 2], [0, 1]])).sum() + (
             x.index_select(1, _i(m, [0, 0, 2])) * 2).sum()
         y.backward()
-        res.append(x.grad.numpy())
-    np.testing.assert_allclose(res[1], res[0])
+        s = m.tensor(3.0, requires_grad=True)
+        v = m.tensor([3.0, 4.0], requires_grad=True)
+        (s.gather(0, _i(m, [0, 0])).sum() * 2 + s.index_select(0, _i(m, 0)) * 5
+         + v.gather(0, _i(m, 1)) * 7).backward()
+        res.append((x.grad.numpy(), s.grad.numpy(), v.grad.numpy()))
+    for got, want in zip(res[1], res[0]):
+        np.testing.assert_allclose(got, want)
 
 
 def test_lerp_gradient_of_a_0d_weight_of_another_dtype_as_torch(backend):
