@@ -35,6 +35,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import arrayflow as af
+from arrayflow.ops import OPS
+
+from ..tensor import Tensor
+
 __all__ = [
     "CASES", "NON_DIFFERENTIABLE", "DTypeArg", "OpCase", "Raw", "assert_matches", "cases_for",
     "default_tolerance", "evaluate", "missing_ops", "to_arrayflow", "to_numpy",
@@ -199,7 +204,6 @@ def default_tolerance(dtype_name: str) -> Tolerance | None:
 
 def to_arrayflow(obj: Any) -> Any:
     """Replace NumPy arrays by Tensors of the current backend, dtype markers by arrayflow dtypes."""
-    import arrayflow as af
 
     ndarray = np.ndarray
     if isinstance(obj, Raw):
@@ -217,7 +221,6 @@ def to_arrayflow(obj: Any) -> Any:
 
 def tensors_in(result: Any) -> list:
     """The Tensors in an op's result (a Tensor, or nested tuples/lists of them), in order."""
-    from ..tensor import Tensor
 
     if isinstance(result, Tensor):
         return [result]
@@ -248,7 +251,6 @@ def evaluate(case: OpCase, seed: int = 0):
     ``result`` is what arrayflow returned (Tensors, tuples of Tensors or raw
     values); ``expected`` is the reference's NumPy output.
     """
-    from arrayflow.ops import OPS
 
     args, kwargs = case.sample(seed)
     a_args, a_kwargs = to_arrayflow((args, kwargs))
@@ -261,7 +263,6 @@ def evaluate(case: OpCase, seed: int = 0):
 
 def _host(case, result, expected, where):
     """Check types, dtypes and shapes; return both sides as NumPy values."""
-    import arrayflow as af
 
     if isinstance(expected, (tuple, list)) and not isinstance(result, af.Tensor):
         assert isinstance(result, (tuple, list)), (

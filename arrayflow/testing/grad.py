@@ -23,8 +23,12 @@ Typical use::
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable
 from typing import Any
+
+import arrayflow as af
+from arrayflow.ops import OPS
 
 from .cases import CASES, OpCase, to_arrayflow, to_numpy
 
@@ -131,8 +135,6 @@ def build(case: OpCase, seed: int = 0, *, sample: Any = None) -> Any:
     leaves : tuple of Tensor
         The float64 inputs as Tensors of the current backend, requiring grad.
     """
-    import arrayflow as af
-    from arrayflow.ops import OPS
 
     args, kwargs = case.sample(seed) if sample is None else sample
     slots: list[tuple[int, int | None]] = []
@@ -189,9 +191,7 @@ def vjp(case: OpCase, seed: int = 0, *, sample: Any = None, check: Any = None) -
     list of numpy.ndarray or None
         One gradient per leaf (None where the leaf is unused).
     """
-    import contextlib
 
-    import arrayflow as af
 
     fn, leaves = build(case, seed, sample=sample)
     outs = fn(*leaves)

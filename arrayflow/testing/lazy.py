@@ -11,6 +11,8 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+import arrayflow as af
+
 __all__ = ["forbid_compute"]
 
 _HOOKS = ("compute", "materialize", "to_host")
@@ -21,7 +23,6 @@ def _refuse_to_compute(*args, **kwargs):
 
 
 def _backend(backend):
-    import arrayflow as af
 
     if isinstance(backend, af.backends.Backend):
         return backend

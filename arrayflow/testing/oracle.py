@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import arrayflow as af
+
 from .cases import (
     _NOT_LAZY_SHAPE,
     _UNARY,
@@ -589,7 +591,6 @@ def oracle_tolerance(dtype_name: str, case: OpCase | None = None) -> tuple[float
 
 def _host(x):
     """A torch or arrayflow Tensor (or raw value) as a NumPy array / Python value."""
-    import arrayflow as af
 
     if isinstance(x, af.Tensor):
         return x.detach().numpy()
@@ -615,7 +616,6 @@ def assert_same(got: Any, want: Any, where: str, case: OpCase | None = None, *, 
     scale : float
         Multiplies the tolerances (second derivatives accumulate more rounding).
     """
-    import arrayflow as af
 
     if isinstance(want, (tuple, list)) and not isinstance(got, af.Tensor):
         assert isinstance(got, (tuple, list)), f"{where}: expected a sequence, got {got!r}"
@@ -657,7 +657,6 @@ def assert_same(got: Any, want: Any, where: str, case: OpCase | None = None, *, 
 
 
 def _check_meta(got, want, where):
-    import arrayflow as af
 
     assert isinstance(got, af.Tensor), f"{where}: expected a Tensor, got {type(got).__name__}"
     assert got.dtype.name == torch_dtype_name(want.dtype), (
