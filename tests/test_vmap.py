@@ -734,3 +734,34 @@ def test_per_sample_cross_entropy_gradients_on_every_backend(backend):
         assert per[k].backend.name == backend
         rows = af.stack([grad(loss)(params, xa[i], ya[i])[k] for i in range(len(x))])
         close(per[k], rows, rtol=1e-5, atol=1e-7)
+
+
+def test_vmap_over_a_vjp_fn_gives_the_jacobian_as_torch():
+    x = RNG.standard_normal(3)
+
+    def f(t):
+        return t.sin() * t.sum()
+
+    _, fn = vjp(f, af.asarray(x))
+    with pytest.warns(UserWarning, match="'vjp_fn'"):
+        got = vmap(fn)(af.eye(3, dtype=af.float64))
+    _, tfn = tfunc.vjp(f, torch.asarray(x))
+    close(got[0], tfunc.vmap(tfn)(torch.eye(3, dtype=torch.float64))[0])
+
+
+def test_a_custom_function_on_a_batched_value_raises_instead_of_computing_wrong():
+    class Square(af.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t * t
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = af.asarray(RNG.standard_normal((3, 2)))
+    # the forward alone is arrayflow ops: batched correctly
+    close(vmap(Square.apply)(x), host(x) ** 2)
+    # recording its backward on a batched value would drop the graph (zero gradients)
+    with pytest.raises(RuntimeError, match=r"custom autograd Function applied inside vmap"):
+        vmap(grad(lambda t: Square.apply(t).sum()))(x)

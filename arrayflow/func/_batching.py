@@ -119,9 +119,11 @@ class BatchedTensor(Tensor):
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         self._phys.requires_grad = value
+        self._requires_grad = self._phys._requires_grad
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         self._phys.requires_grad_(requires_grad)
+        self._requires_grad = self._phys._requires_grad
         return self
 
     @property
@@ -131,7 +133,11 @@ class BatchedTensor(Tensor):
     @grad_fn.setter
     def grad_fn(self, value):
         if value is not None:
-            raise RuntimeError("vmap: cannot set grad_fn of a batched Tensor")
+            raise RuntimeError(
+                f"vmap({self._levels[-1].func_name}): cannot record autograd history on a "
+                f"batched Tensor here (a custom autograd Function applied inside vmap: "
+                f"Function.vmap / generate_vmap_rule are not supported; call it outside vmap "
+                f"or write it with arrayflow ops)")
 
     def detach(self) -> Tensor:
         return make(self._phys.detach(), self._levels, self._origin)
@@ -207,7 +213,9 @@ def make(phys: Tensor, levels: tuple, origin: str = "an input") -> Tensor:
         return phys
     t = object.__new__(BatchedTensor)
     t._backend = phys._backend
-    t._requires_grad = False
+    # read by code that bypasses dispatch (a custom Function's apply): it then records,
+    # and setting a batched Tensor's grad_fn raises instead of dropping the graph
+    t._requires_grad = phys._requires_grad
     t._grad = None
     t._retains_grad = False
     t._hooks = None

@@ -431,6 +431,19 @@ def _vjp(func, primals, argnums, has_aux, api):
                 raise RuntimeError(
                     f"{api} vjp_fn: Mismatch in shape: cotangent {i} has a shape of "
                     f"{tuple(c.shape)} and output {i} has a shape of {tuple(o.shape)}")
+        if any(lv not in level.vmap for lv in _vb._union(flat_ct)):
+            # vmap over the cotangents (a vjp taken outside that vmap): one VJP per row
+            if level.vmap:
+                raise NotImplementedError(
+                    f"{api} vjp_fn: vmapping a vjp_fn over its cotangents inside another "
+                    f"vmap is not supported; call vjp inside the vmap instead")
+
+            def row(*cts):
+                res = vjp_fn(tree_unflatten(list(cts), out_spec), True, create_graph)
+                return tuple(tree_leaves(res))
+
+            return tree_unflatten(list(_vb._fallback(row, "vjp_fn", tuple(flat_ct), {})),
+                                  diff_spec)
         ct_grad = any(c.requires_grad for c in flat_ct)
         create = bool(create_graph) and (ct_grad or (level.enabled and any(out_reaches)))
         with enable_grad():
