@@ -765,3 +765,15 @@ def test_a_custom_function_on_a_batched_value_raises_instead_of_computing_wrong(
     # recording its backward on a batched value would drop the graph (zero gradients)
     with pytest.raises(RuntimeError, match=r"custom autograd Function applied inside vmap"):
         vmap(grad(lambda t: Square.apply(t).sum()))(x)
+
+
+def test_a_batched_value_escaping_its_vmap_raises_when_used():
+    kept = []
+
+    def f(t):
+        kept.append(t)
+        return t * 2
+
+    vmap(f)(af.ones((3, 2)))
+    with pytest.raises(RuntimeError, match="escaped the vmap"):
+        kept[0] + 1

@@ -46,7 +46,7 @@ __all__ = ["BatchedTensor", "VmapLevel", "RULES", "handle", "active_levels", "ma
 class VmapLevel:
     """One active ``vmap`` call: its batch size, the function and randomness."""
 
-    __slots__ = ("id", "size", "func_name", "randomness")
+    __slots__ = ("id", "size", "func_name", "randomness", "active")
     _counter = itertools.count(1)
 
     def __init__(self, size: int, func_name: str, randomness: str):
@@ -54,6 +54,7 @@ class VmapLevel:
         self.size = size
         self.func_name = func_name
         self.randomness = randomness
+        self.active = True  # False once the vmapped function has returned
 
     def __repr__(self) -> str:
         return f"<vmap level {self.id} of {self.func_name}, size {self.size}>"
@@ -379,8 +380,18 @@ def _check_inplace_levels(name: str, args, kwargs) -> None:
                 f"Please try to use out-of-place operators instead of {name}.")
 
 
+def _check_escaped(args, kwargs) -> None:
+    for a in _all_args(args, kwargs):
+        if type(a) is BatchedTensor and not a._levels[-1].active:
+            raise RuntimeError(
+                f"vmap({a._levels[-1].func_name}): a batched Tensor escaped the vmap it "
+                f"belongs to (kept in a closure, a global or a container vmap does not "
+                f"unwrap) and is used after it returned; return it from the function instead")
+
+
 def handle(func, args: tuple, kwargs: dict) -> Any:
     """Run ``func(*args, **kwargs)`` where some arguments are batched."""
+    _check_escaped(args, kwargs)
     canon = getattr(func, "canonical", func)
     if isinstance(canon, Op):
         return _op_rule(canon)(canon, func, args, kwargs)

@@ -333,9 +333,10 @@ def _run(func, name, api, leaves, spec, dims, paths, size, kwargs, randomness, o
     try:
         with _RandomnessMode(level):
             out = func(*args, **kwargs)
+        return _unwrap_out(api, name, out, level, out_dims)
     finally:
         _b._active.reset(token)
-    return _unwrap_out(api, name, out, level, out_dims)
+        level.active = False
 
 
 def _unwrap_out(api, name, out, level, out_dims):
