@@ -215,6 +215,68 @@ def test_cumprod_jvp_with_zeros_matches_torch(backend, kind, cplx):
              [x], [t])
 
 
+def _torch_cumprod_tangent_exact(x, t):
+    """T_k = sum_{j<=k} t_j prod_{i<=k, i != j} x_i along the last axis, as products only
+    (PyTorch's prod backward is exact at zeros): a reference differentiable at zeros."""
+    n = x.shape[-1]
+    i = torch.arange(n)
+    k, j, ii = i[:, None, None], i[None, :, None], i[None, None, :]
+    keep = (ii <= k) & (ii != j)  # [k, j, i]
+    xs = torch.where(keep, x[..., None, None, :], torch.ones((), dtype=x.dtype))
+    terms = torch.prod(xs, dim=-1) * t[..., None, :]
+    return torch.sum(torch.where(j[..., 0] <= k[..., 0], terms, 0.0), dim=-1)
+
+
+@pytest.mark.parametrize("kind", list(CUMPROD_INPUTS))
+def test_cumprod_jvp_reverse_over_forward_at_zeros_matches_torch(backend, kind):
+    # The gradient of the tangent: exact at zeros (PyTorch's own cumprod_jvp gives NaN
+    # there, so the reference is the tangent written as products).
+    x = CUMPROD_INPUTS[kind]
+    t, w = _r(x.shape), _r(x.shape)
+    with fwAD.dual_level():
+        xa = af.asarray(x)
+        xa.requires_grad_(True)
+        y = af.cumulative_prod(fwAD.make_dual(xa, af.asarray(t)), axis=1)
+        (g,) = af.autograd.grad(af.sum(fwAD.unpack_dual(y).tangent * af.asarray(w)), [xa])
+    xt = torch.tensor(x, requires_grad=True)
+    ref = _torch_cumprod_tangent_exact(xt, torch.tensor(t))
+    with tfwAD.dual_level():  # the reference's values are PyTorch's forward AD's
+        want = tfwAD.unpack_dual(torch.cumprod(tfwAD.make_dual(
+            torch.tensor(x), torch.tensor(t)), dim=1)).tangent
+    np.testing.assert_allclose(ref.detach().numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+    (gt,) = torch.autograd.grad(torch.sum(ref * torch.tensor(w)), [xt])
+    assert np.all(np.isfinite(gt.numpy()))
+    np.testing.assert_allclose(g.numpy(), gt.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", list(CUMPROD_INPUTS))
+@pytest.mark.parametrize("cplx", [False, True], ids=["real", "complex"])
+def test_cumprod_double_backward_at_zeros_matches_torch(backend, kind, cplx):
+    # The VJP's own gradient (create_graph): the old rule divided by x and patched zeros
+    # with masks, right values but a silently wrong second derivative at zeros.
+    x = CUMPROD_INPUTS[kind] * ((1 + 0.5j) if cplx else 1)
+    g = _c(x.shape) if cplx else _r(x.shape)
+    w = _c(x.shape) if cplx else _r(x.shape)
+    xa = af.asarray(x)
+    xa.requires_grad_(True)
+    for include_initial in (False, True):
+        y = af.cumulative_prod(xa, axis=1, include_initial=include_initial)
+        gy = np.concatenate([_r((2, 1)), g], axis=1) if include_initial else g
+        (gx,) = af.autograd.grad(y, [xa], grad_outputs=[af.asarray(gy)], create_graph=True)
+        (h,) = af.autograd.grad(af.real(af.sum(gx * af.asarray(w))), [xa])
+        xt = torch.tensor(x, requires_grad=True)
+        yt = torch.cumprod(xt, dim=1)
+        if include_initial:
+            yt = torch.cat([torch.ones_like(yt[:, :1]), yt], dim=1)
+        (gxt,) = torch.autograd.grad(yt, [xt], grad_outputs=[torch.tensor(gy).to(yt.dtype)],
+                                     create_graph=True)
+        (ht,) = torch.autograd.grad(torch.real(torch.sum(gxt * torch.tensor(w))), [xt])
+        np.testing.assert_allclose(gx.detach().numpy(), gxt.detach().resolve_conj().numpy(),
+                                   rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(h.numpy(), ht.resolve_conj().numpy(), rtol=1e-10,
+                                   atol=1e-12)
+
+
 def test_cumprod_jvp_of_a_0d_input_matches_torch(backend):
     x, t = np.array(0.0), np.array(1.5)
     _compare(lambda a: af.cumulative_prod(a), lambda a: torch.cumprod(a, dim=0), [x], [t])

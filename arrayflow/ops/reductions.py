@@ -89,6 +89,34 @@ def _prod_of_others(xp, x, axes):
     return xp.permute_dims(others, tuple(inv))
 
 
+def _affine_scan(xp, a, b, axis):
+    """``T_k = a_k T_{k-1} + b_k`` along ``axis`` (``T_{-1} = 0``), every ``T_k``.
+
+    A Hillis-Steele scan of the affine maps ``T -> a T + b`` (composed as
+    ``(a2 a1, a2 b1 + b2)``): log2(n) steps of products and sums on slices, no division
+    and no mask, so it is exact with zeros in ``a`` and differentiates exactly at every
+    order. Runs on raw arrays and on Tensors (standard functions only)."""
+    nd = a.ndim
+    n = a.shape[axis % nd]
+
+    def sl(v, start, stop=None):
+        return v[_along(axis, nd, slice(start, stop))]
+
+    d = 1
+    while d < n:
+        b = xp.concat([sl(b, 0, d), sl(b, d) + sl(a, d) * sl(b, 0, n - d)], axis=axis)
+        if 2 * d < n:
+            a = xp.concat([sl(a, 0, d), sl(a, d) * sl(a, 0, n - d)], axis=axis)
+        d *= 2
+    return b
+
+
+def _exclusive(xp, y, axis, first):
+    """``y`` shifted one step along ``axis`` with ``first`` (a slice) in front."""
+    nd = y.ndim
+    return xp.concat([first, y[_along(axis, nd, slice(0, -1))]], axis=axis)
+
+
 _FLOATING: dict = {}
 
 
@@ -523,35 +551,37 @@ def cumulative_prod(xp, x: Array, /, *, axis: int | None = None, dtype: DType | 
 
 @cumulative_prod.defvjp
 def _cumprod_vjp(xp, res, g):
-    # PyTorch's cumprod_backward, zeros included. Along the axis, with z the first zero:
-    #   i < z:  sum_{k >= i} g_k conj(y_k) / conj(x_i)   (y_k == 0 for k >= z)
-    #   i == z: sum_{k >= z} g_k conj(y'_k), y' the cumulative product with x_z set to 1
-    #   i > z:  0                                        (every y_k with k >= i holds x_z)
+    # gx_i = sum_{k >= i} g_k conj(prod_{l <= k, l != i} x_l) = conj(E_i) U_i, with E_i the
+    # product of the elements before i (y shifted) and U_i = g_i + conj(x_{i+1}) U_{i+1}
+    # (a reverse affine scan). Products and sums only: exact with zeros, and so are its
+    # derivatives (a rule dividing by x and patched with masks at zeros has the right
+    # values but differentiates to wrong ones there; PyTorch's is exact too).
     x, y, axis, include_initial = res
     if x.ndim == 0:  # y == x (include_initial: y == [1, x])
         return (xp.reshape(g[1:] if include_initial else g, ()),)
     axis = 0 if axis is None else axis
+    nd = x.ndim
+    if x.shape[axis % nd] == 0:
+        return (xp.zeros_like(x),)
+    one = xp.ones_like(x[_along(axis, nd, slice(0, 1))])
     if include_initial:
-        y = y[_along(axis, x.ndim, slice(1, None))]
-        g = g[_along(axis, x.ndim, slice(1, None))]
-    zero = x == 0
-    nz = xp.cumulative_sum(xp.astype(zero, xp.int32), axis=axis)
-    before = nz == 0
-    first = zero & (nz == 1)
-    one = xp.ones_like(x)
-    safe = xp.where(before, x, one)
-    gx = _rev_cumsum(xp, g * _cj(xp, y), axis) / _cj(xp, safe)
-    y1 = xp.cumulative_prod(xp.where(first, one, x), axis=axis)
-    gz = _rev_cumsum(xp, g * _cj(xp, y1), axis)
-    zeros = xp.zeros_like(gx)
-    return (xp.where(before, gx, xp.where(first, gz, zeros)),)
+        e = y[_along(axis, nd, slice(0, -1))]
+        g = g[_along(axis, nd, slice(1, None))]
+    else:
+        e = _exclusive(xp, y, axis, one)
+    # reversed: U'_m = g'_m + a'_m U'_{m-1} with a'_m = conj(x_{n-m}) (a'_0 is unused)
+    a_rev = _exclusive(xp, xp.flip(_cj(xp, x), axis=axis), axis, one)
+    u = xp.flip(_affine_scan(xp, a_rev, xp.flip(g, axis=axis), axis), axis=axis)
+    return (_cj(xp, e) * u,)
 
 
 @cumulative_prod.defjvp
 def _cumprod_jvp(xp, tangents, out, x, /, *, axis=None, dtype=None, include_initial=False):
-    # PyTorch's cumprod_jvp, zeros included, with no division by zero. Along the axis, with
-    # z the first zero of x: before z, y_k * sum_{j<=k} t_j / x_j; from z on, the
-    # cumulative product of x with x_z replaced by t_z (every other term holds x_z == 0).
+    # The tangent of y_k = y_{k-1} x_k follows T_k = x_k T_{k-1} + y_{k-1} t_k: the affine
+    # scan with (a, b) = (x_k, y_{k-1} t_k), products and sums only, so exact with zeros
+    # at every order. PyTorch's cumprod_jvp (y times cumsum(t / x), patched after the
+    # first zero) has the same first-order values, but its own derivative is NaN at
+    # zeros (and a where-patched rule would differentiate to a silently wrong 0 there).
     t = tangents["x"]
     if x.dtype != out.dtype:
         x, t = xp.astype(x, out.dtype), xp.astype(t, out.dtype)
@@ -559,16 +589,16 @@ def _cumprod_jvp(xp, tangents, out, x, /, *, axis=None, dtype=None, include_init
         return xp.concat([xp.zeros_like(out[:1]), xp.reshape(t, (1,))]) if include_initial \
             else t
     axis = 0 if axis is None else axis
-    y = out[_along(axis, x.ndim, slice(1, None))] if include_initial else out
-    zero = x == 0
-    first = zero & (xp.cumulative_sum(xp.astype(zero, xp.int32), axis=axis) == 1)
-    after = xp.cumulative_sum(xp.astype(first, xp.int32), axis=axis) > 0
-    safe = xp.where(after, xp.ones_like(x), x)
-    before_zero = y * xp.cumulative_sum(t / safe, axis=axis)
-    from_zero = xp.cumulative_prod(xp.where(first, t, x), axis=axis)
-    ty = xp.where(after, from_zero, before_zero)
+    nd = x.ndim
+    if x.shape[axis % nd] == 0:
+        return xp.zeros_like(out)
+    first = out[_along(axis, nd, slice(0, 1))]
+    # y_{k-1}: the product of the elements before each (1 before the first)
+    e = out[_along(axis, nd, slice(0, -1))] if include_initial else _exclusive(
+        xp, out, axis, xp.ones_like(first))
+    ty = _affine_scan(xp, x, e * t, axis)
     if include_initial:
-        ty = xp.concat([xp.zeros_like(out[_along(axis, x.ndim, slice(0, 1))]), ty], axis=axis)
+        ty = xp.concat([xp.zeros_like(first), ty], axis=axis)
     return ty
 
 
