@@ -646,3 +646,25 @@ def test_jvp_requires_grad_of_results_matches_torch():
             got.append((o.requires_grad, tt.requires_grad))
         cases.append(got)
     assert cases[0] == cases[1]
+
+
+def test_jacfwd_refuses_a_function_writing_its_input_in_place():
+    # jacfwd runs f once per input element: a write into an input would make the later
+    # columns those of another point (torch runs f once, under vmap): an error, not a
+    # silently different Jacobian; writing into a clone is fine
+    def g(x, y):
+        y.add_(x)
+        return y * x
+
+    x, y = A(XN[:2], YN[:2])
+    with pytest.raises(RuntimeError, match="modified an input in place"):
+        jacfwd(g, argnums=(0, 1))(x, y)
+
+    def g2(ns, x, y):
+        y = y * 1.0
+        y.add_(x)
+        return y * x
+
+    J = jacfwd(lambda a, b: g2(af, a, b), argnums=(0, 1))(*A(XN[:2], YN[:2]))
+    TJ = tfunc.jacfwd(lambda a, b: g2(torch, a, b), argnums=(0, 1))(*T(XN[:2], YN[:2]))
+    close_tree(J, TJ)

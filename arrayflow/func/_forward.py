@@ -274,17 +274,32 @@ def jacfwd(func: Callable[..., Any], argnums: ArgnumsT = 0, has_aux: bool = Fals
         flat_p, p_spec = tree_flatten(diff)
         _check_tensors(_JVP_STR, flat_p, "primals")
         numels = [_numel(p) for p in flat_p]
-        zero_t = []
-        for p in flat_p:
-            with use_backend(p._backend):
-                zero_t.append(zeros_like(p))
+
+        def zero_t() -> list:
+            # fresh per call: an in-place op on a dual input inside func writes its tangent
+            out = []
+            for p in flat_p:
+                with use_backend(p._backend):
+                    out.append(zeros_like(p))
+            return out
+
         cols: list[list] = [[] for _ in flat_p]  # per input leaf: the flat JVP outputs
         first = None
+
+        inputs = [t for t in tree_flatten(args)[0] if isinstance(t, Tensor)]
+        versions = [t._cell.version for t in inputs]
 
         def push(flat_tangents):
             res = _jvp(func, args, tree_unflatten(flat_tangents, p_spec), nums_t, False,
                        has_aux, fname)
             _error_if_complex("jacfwd", res[0], is_input=False)
+            for i, t in enumerate(inputs):
+                if t._cell.version != versions[i]:
+                    raise RuntimeError(
+                        f"{api}: f modified an input in place (a Tensor of shape "
+                        f"{tuple(t.shape)}); jacfwd calls f once per input element (torch "
+                        f"calls it once, under vmap), so each call would see other input "
+                        f"values: write into a clone inside f")
             return res
 
         for j, p in enumerate(flat_p):
@@ -293,14 +308,14 @@ def jacfwd(func: Callable[..., Any], argnums: ArgnumsT = 0, has_aux: bool = Fals
             with use_backend(p._backend):
                 basis = eye(numels[j], dtype=p.dtype, device=p.device)
             for k in range(numels[j]):
-                ts = list(zero_t)
+                ts = zero_t()
                 ts[j] = reshape(basis[k], tuple(p.shape))
                 res = push(ts)
                 if first is None:
                     first = res
                 cols[j].append(tree_flatten(res[1])[0])
         if first is None:  # no input element: the output's structure from one call
-            first = push(list(zero_t))
+            first = push(zero_t())
         flat_out, out_spec = tree_flatten(first[0])
         per_output: list[list] = [[] for _ in flat_out]
         for j, p in enumerate(flat_p):
