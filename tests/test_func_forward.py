@@ -668,3 +668,29 @@ def test_jacfwd_refuses_a_function_writing_its_input_in_place():
     J = jacfwd(lambda a, b: g2(af, a, b), argnums=(0, 1))(*A(XN[:2], YN[:2]))
     TJ = tfunc.jacfwd(lambda a, b: g2(torch, a, b), argnums=(0, 1))(*T(XN[:2], YN[:2]))
     close_tree(J, TJ)
+
+
+def test_custom_function_keyword_only_dual_raises_instead_of_dropping_its_tangent():
+    class Scale(af.autograd.Function):
+        @staticmethod
+        def forward(x, *, s):
+            return x * s
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+        @staticmethod
+        def jvp(ctx, tx):
+            return tx
+
+    x, v = A(XN, VN)
+    with pytest.raises(NotImplementedError, match="keyword-only argument 's'"):
+        jvp(lambda s: Scale.apply(x, s=s), (af.asarray(YN),), (v,))
+    # a plain keyword-only Tensor is fine
+    _, t = jvp(lambda a: Scale.apply(a, s=af.asarray(YN)), (x,), (v,))
+    np.testing.assert_allclose(host(t), VN, rtol=1e-12)

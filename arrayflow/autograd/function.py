@@ -463,7 +463,7 @@ class Function(metaclass=_FunctionMeta):
         needs = tuple(isinstance(a, Tensor) and a._requires_grad and grad_on for a in args)
         ctx.needs_input_grad = needs
         ctx._in_meta = ()
-        fw_levels = _fw_levels(cls, args) if _fw._LEVELS else ()
+        fw_levels = _fw_levels(cls, args, kwargs) if _fw._LEVELS else ()
         for lv in _fw._LEVELS:  # forward (and setup_context) see no tangents (PyTorch)
             lv.suspended += 1
         try:
@@ -537,10 +537,17 @@ class Function(metaclass=_FunctionMeta):
         return outputs if is_tuple else outputs[0]
 
 
-def _fw_levels(cls, args) -> list:
+def _fw_levels(cls, args, kwargs) -> list:
     """The forward-AD levels where a Tensor argument has a tangent; raises PyTorch's
     NotImplementedError (before ``forward`` runs) when there is one and ``cls`` has no
-    ``jvp``."""
+    ``jvp``, or when a keyword-only argument (which gets no tangent slot in ``jvp``, as it
+    gets no gradient) carries one: its tangent would be dropped."""
+    for k, v in (kwargs or {}).items():
+        if _fw._has_tangent(v) if isinstance(v, _registry.Tensor) else False:
+            raise NotImplementedError(
+                f"{cls.__name__}.apply: the keyword-only argument {k!r} carries a "
+                f"forward-mode tangent, but jvp gets tangents for positional inputs only; "
+                f"pass it positionally")
     levels = _fw._levels_with_tangents(args, None)
     if levels and cls.jvp is Function.jvp:
         raise NotImplementedError(
