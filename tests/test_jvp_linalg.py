@@ -249,8 +249,6 @@ def test_jvp_matches_torch_forward_ad(case, dtype, name, which):
     _compare(got, want, gauge, cid)
 
 
-@pytest.mark.xfail(strict=True, reason="forward_ad.call binds the call's keywords to the op's "
-                   "signature before PyTorch's dim=/keepdim= are renamed (TypeError)")
 def test_vector_norm_takes_pytorchs_keywords_in_forward_mode():
     rng = np.random.default_rng(0)
     x, t = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
@@ -449,3 +447,10 @@ def test_norm_functions_and_operators_in_forward_mode(case, dtype):
     rng = np.random.default_rng(11)
     x, t = _rand(rng, (2, 3, 4), dtype), _rand(rng, (2, 3, 4), dtype)
     _compare(_af_jvp(f, [x], [t]), _torch_jvp(tf, [x], [t]), {}, cid)
+
+
+def test_sum_takes_pytorchs_positional_dim_keepdim_in_forward_mode():
+    x, t = np.arange(6.0).reshape(2, 3), np.ones((2, 3))
+    got = _af_jvp(lambda a: af.sum(a, 1, True), [x], [t])
+    want = _torch_jvp(lambda a: torch.sum(a, 1, True), [x], [t])
+    _compare(got, want, {}, "sum(x, 1, True)")

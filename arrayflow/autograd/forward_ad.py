@@ -148,15 +148,15 @@ def enter_dual_level() -> int:
 def exit_dual_level(*, level: int | None = None) -> None:
     """Leave the innermost level (it must be ``level`` when given); its tangents are dropped.
 
-    Raises
-    ------
-    RuntimeError
-        If no level is active, or ``level`` is not the innermost one.
-
     Parameters
     ----------
     level : int, optional
         The level :func:`enter_dual_level` returned (checked when given).
+
+    Raises
+    ------
+    RuntimeError
+        If no level is active, or ``level`` is not the innermost one.
     """
     if not _LEVELS or (level is not None and _LEVELS[-1].id != level):
         raise RuntimeError(
@@ -356,6 +356,11 @@ def call(op_, args: tuple, kwargs: dict, public):
         raise NotImplementedError(
             f"arrayflow.{name}: no forward-mode AD rule (JVP) for this op; forward mode "
             f"(arrayflow.autograd.forward_ad, arrayflow.func.jvp/jacfwd) cannot go through it")
+    if op_.torch_kw and kwargs:  # PyTorch's dim=/keepdim= spellings, as the dispatch reads them
+        kwargs = dict(kwargs)
+        _registry._torch_keywords(op_, public, kwargs)
+    if op_.torch_pos and len(args) > 1:  # af.sum(x, 1, True)
+        args, kwargs = _registry._torch_positional(op_, public, args, kwargs)
     bound = op_.__signature__.bind(*args, **kwargs).arguments
     for lv in levels:
         tangents = {}
@@ -436,18 +441,21 @@ def _linear(op_, af, tangents, args, kwargs, bound):
     """The op applied to the tangents (zeros for floating arguments without one)."""
     Tensor = _registry.Tensor
 
-    def sub(value, t):
+    def sub(value, t, operand):
         if isinstance(value, Tensor):
             if t is not None:
                 return t
             return af.zeros_like(value) if _is_floating(value) else value
         if type(value) in (list, tuple):
             ts = t if t is not None else (None,) * len(value)
-            return type(value)(sub(v, e) for v, e in zip(value, ts))
+            return type(value)(sub(v, e, operand) for v, e in zip(value, ts))
+        if operand and type(value) in (int, float, complex):
+            return 0 * value  # a Python-scalar operand is a constant: zero tangent
         return value
 
     sig = op_.__signature__
-    new = {n: sub(v, tangents.get(n)) for n, v in bound.items()}
+    operands = set(op_.promote or ())
+    new = {n: sub(v, tangents.get(n), n in operands) for n, v in bound.items()}
     ba = inspect.BoundArguments(sig, new)
     return op_(*ba.args, **ba.kwargs)
 
