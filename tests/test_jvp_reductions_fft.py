@@ -277,6 +277,15 @@ def test_cumprod_double_backward_at_zeros_matches_torch(backend, kind, cplx):
                                    atol=1e-12)
 
 
+def test_cumprod_forward_over_forward_at_zeros_is_torchs_reverse_over_reverse(backend):
+    # docs/pytorch-differences.md: PyTorch's jacfwd(jacfwd(cumprod)) at zeros differs from
+    # its own (exact) jacrev(jacrev(cumprod)); arrayflow's forward-over-forward is exact.
+    x = CUMPROD_INPUTS["zeros"][0]
+    h = af.func.jacfwd(af.func.jacfwd(lambda a: af.cumulative_prod(a, axis=0)))(af.asarray(x))
+    want = torch.func.jacrev(torch.func.jacrev(lambda a: torch.cumprod(a, 0)))(torch.tensor(x))
+    np.testing.assert_allclose(h.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+
+
 def test_cumprod_jvp_of_a_0d_input_matches_torch(backend):
     x, t = np.array(0.0), np.array(1.5)
     _compare(lambda a: af.cumulative_prod(a), lambda a: torch.cumprod(a, dim=0), [x], [t])
