@@ -28,8 +28,9 @@ def host(t):
 
 
 def close(a, b, rtol=1e-6, atol=1e-8):
-    b = b.detach().numpy() if isinstance(b, torch.Tensor) else np.asarray(b.numpy()) \
-        if isinstance(b, af.Tensor) else np.asarray(b)
+    if isinstance(b, torch.Tensor):
+        b = b.detach().resolve_conj().numpy()
+    b = np.asarray(b.numpy()) if isinstance(b, af.Tensor) else np.asarray(b)
     np.testing.assert_allclose(host(a), b, rtol=rtol, atol=atol)
 
 
@@ -524,19 +525,45 @@ def test_vmap_and_per_sample_grad_on_every_backend(backend):
 # --- the fallback ---------------------------------------------------------------------------
 
 def test_an_op_without_a_rule_loops_with_one_warning_naming_it():
-    _batching._WARNED.discard("tensordot")
-    a = af.asarray(RNG.standard_normal((3, 4, 5)))
-    b = af.asarray(RNG.standard_normal((5, 2)))
+    _batching._WARNED.discard("searchsorted")
+    a = af.asarray(np.sort(RNG.standard_normal((3, 5)), axis=-1))
+    v = af.asarray(RNG.standard_normal(4))
 
     def f(x):
-        return af.tensordot(x, b, axes=1)
+        return af.searchsorted(x, v)
 
-    with pytest.warns(UserWarning, match="no batching rule for 'tensordot'"):
+    with pytest.warns(UserWarning, match="no batching rule for 'searchsorted'"):
         got = vmap(f)(a)
     close(got, loop(f, [a]))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         vmap(f)(a)  # once per op
+
+
+@pytest.mark.parametrize("axes", [1, 2, ((0, 1), (1, 0)), ((-1,), (0,))])
+def test_tensordot_matches_torch(axes):
+    a = RNG.standard_normal((3, 4, 5))
+    b = RNG.standard_normal((5, 4)) if axes != 2 else RNG.standard_normal((4, 5, 2))
+    if axes == 1 or axes == ((-1,), (0,)):
+        b = RNG.standard_normal((5, 2))
+    got = vmap(lambda x: af.tensordot(x, af.asarray(b), axes=axes))(af.asarray(a))
+    want = tfunc.vmap(lambda x: torch.tensordot(x, torch.asarray(b), dims=axes))(
+        torch.asarray(a))
+    close(got, want)
+
+
+@pytest.mark.parametrize("name, kw, tkw", [
+    ("fft", {}, {}), ("fft", {"axis": 0}, {"dim": 0}), ("rfft", {"n": 6}, {"n": 6}),
+    ("ifft", {"axis": -2}, {"dim": -2}), ("fftn", {}, {}), ("fftn", {"axes": (0,)},
+                                                            {"dim": (0,)}),
+    ("rfftn", {"s": (4, 4)}, {"s": (4, 4)}), ("fftshift", {}, {}),
+    ("fftshift", {"axes": 1}, {"dim": 1}),
+])
+def test_fft_ops_match_torch(name, kw, tkw):
+    a = RNG.standard_normal((3, 4, 5))
+    got = vmap(lambda x: getattr(af.fft, name)(x, **kw))(af.asarray(a))
+    want = tfunc.vmap(lambda x: getattr(torch.fft, name)(x, **tkw))(torch.asarray(a))
+    close(got, want)
 
 
 # --- errors ---------------------------------------------------------------------------------

@@ -88,14 +88,17 @@ class BatchedTensor(Tensor):
 
     @property
     def _cell(self):
-        raise RuntimeError(
+        return _CellGuard(self)
+
+    def _raw_access_error(self) -> RuntimeError:
+        return RuntimeError(
             f"vmap({self._levels[-1].func_name}): this operation reads the backend array of a "
             f"batched Tensor directly, which vmap does not support (it would see the batch "
             f"dimension); the Tensor depends on {self._origin}")
 
     @property
     def array(self):
-        return self._cell
+        raise self._raw_access_error()
 
     @property
     def shape(self) -> tuple:
@@ -205,6 +208,24 @@ class BatchedTensor(Tensor):
     def _assign(self, new_array, name="_assign"):
         self._phys._assign(new_array, name)
         return self
+
+
+class _CellGuard:
+    """A BatchedTensor's storage cell as code that bypasses dispatch sees it: the version
+    counter is the physical Tensor's (writes go there); the array, and anything else,
+    raise (it has the batch dimensions)."""
+
+    __slots__ = ("_t",)
+
+    def __init__(self, t: BatchedTensor):
+        self._t = t
+
+    @property
+    def version(self) -> int:
+        return self._t._phys._cell.version
+
+    def __getattr__(self, name):
+        raise self._t._raw_access_error()
 
 
 def make(phys: Tensor, levels: tuple, origin: str = "an input") -> Tensor:
@@ -1152,3 +1173,21 @@ def make_carry(phys: Tensor, levels: tuple, origin: str) -> Tensor:
         if t is not None:
             lv.tangents[out] = make(t, levels, origin)
     return out
+
+
+@_rule("tensordot")
+def _tensordot(op, public, args, kwargs):
+    """``x1`` batched, ``x2`` not: the contracted axes of ``x1`` written negative (an int
+    ``axes`` contracts its last axes already); the batch dimensions stay in front."""
+    x1, x2 = args[0], args[1]
+    if type(x1) is not BatchedTensor or type(x2) is BatchedTensor:
+        return _fallback_op(op, public, args, kwargs)
+    axes = kwargs.get("axes", args[2] if len(args) > 2 else 2)
+    if not isinstance(axes, int):
+        a1 = _norm_axes(tuple(axes[0]), x1.ndim)
+        if a1 is None or len(axes) != 2:
+            return _fallback_op(op, public, args, kwargs)
+        axes = (a1, tuple(axes[1]))
+    elif not 0 <= axes <= x1.ndim:
+        return _fallback_op(op, public, args, kwargs)
+    return make(public(x1._phys, x2, axes=axes), x1._levels, x1._origin)
