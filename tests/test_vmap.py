@@ -804,3 +804,60 @@ def test_a_batched_value_escaping_its_vmap_raises_when_used():
     vmap(f)(af.ones((3, 2)))
     with pytest.raises(RuntimeError, match="escaped the vmap"):
         kept[0] + 1
+
+
+# --- nn.functional ----------------------------------------------------------------------------
+
+def _nnf(t):
+    return nn.functional if isinstance(t, af.Tensor) else torch.nn.functional
+
+
+_IMG = RNG.standard_normal((3, 2, 1, 6, 6)).astype(np.float32)
+_IDX = RNG.integers(0, 10, (3, 4))
+_LOGITS = RNG.standard_normal((3, 4, 10))
+NN_CASES = {
+    "conv2d": (lambda t, w: _nnf(t).conv2d(t, w, padding=1),
+               (_IMG, RNG.standard_normal((4, 1, 3, 3)).astype(np.float32)), (0, None)),
+    "max_pool2d": (lambda t: _nnf(t).max_pool2d(t, 2), (_IMG,), (0,)),
+    "avg_pool2d": (lambda t: _nnf(t).avg_pool2d(t, 2), (_IMG,), (0,)),
+    "layer_norm": (lambda t: _nnf(t).layer_norm(t, (6,)), (_IMG,), (0,)),
+    "embedding": (lambda i, e: _nnf(e).embedding(i, e),
+                  (_IDX, RNG.standard_normal((10, 5))), (0, None)),
+    "one_hot": (lambda i: _nnf(i).one_hot(i, 10), (_IDX,), (0,)),
+    "mse_loss": (lambda t: _nnf(t).mse_loss(t, t * 0.3), (_IMG,), (0,)),
+    "nll_loss_none": (lambda t, i: _nnf(t).nll_loss(t, i, reduction="none"),
+                      (_LOGITS, _IDX), (0, 0)),
+    "cross_entropy_weight": (lambda t, i, w: _nnf(t).cross_entropy(t, i, weight=w),
+                             (_LOGITS, _IDX, RNG.uniform(0.5, 1, 10)), (0, 0, None)),
+    "cross_entropy_smoothing": (
+        lambda t, i: _nnf(t).cross_entropy(t, i, label_smoothing=0.1), (_LOGITS, _IDX), (0, 0)),
+    "cross_entropy_ignore": (lambda t, i: _nnf(t).cross_entropy(t, i, ignore_index=3),
+                             (_LOGITS, _IDX), (0, 0)),
+    "cross_entropy_probs": (lambda t, p: _nnf(t).cross_entropy(t, p),
+                            (_LOGITS, RNG.dirichlet(np.ones(10), (3, 4))), (0, 0)),
+    "cross_entropy_unbatched_target": (lambda t, i: _nnf(t).cross_entropy(t, i),
+                                       (_LOGITS, _IDX[0]), (0, None)),
+    "dropout_eval": (lambda t: _nnf(t).dropout(t, 0.5, training=False), (_IMG,), (0,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NN_CASES))
+def test_nn_functional_matches_torch_without_the_fallback(name):
+    f, arrays, dims = NN_CASES[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a batching rule, not the loop
+        got = vmap(f, in_dims=dims)(*[af.asarray(a) for a in arrays])
+    close(got, tfunc.vmap(f, in_dims=dims)(*[torch.asarray(a) for a in arrays]),
+          rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_take_from_an_unbatched_table_with_batched_indices_matches_torch(axis):
+    x = RNG.standard_normal((5, 6, 7))
+    idx = RNG.integers(0, x.shape[axis], (3, 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = vmap(lambda i: af.take(af.asarray(x), i, axis=axis))(af.asarray(idx))
+    want = tfunc.vmap(lambda i: torch.index_select(torch.asarray(x), axis % 3, i))(
+        torch.asarray(idx))
+    close(got, want)

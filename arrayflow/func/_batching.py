@@ -885,9 +885,21 @@ def _concat(op, public, args, kwargs):
 def _take(op, public, args, kwargs):
     x, idx = args[0], args[1]
     ax = kwargs.get("axis")
-    if type(x) is not BatchedTensor and x.ndim == 1 and ax in (None, 0, -1):
-        # gathering from one unbatched vector: the batched indices' physical shape
-        return make(public(x, idx._phys, **kwargs), idx._levels, idx._origin)
+    if type(x) is not BatchedTensor and idx.ndim == 1 and (ax is not None or x.ndim == 1):
+        # gathering from an unbatched x (an embedding table): all the batched indices at
+        # once, then the gathered axis split into the batch dimensions and the indices'
+        a = _norm_axis(0 if ax is None else ax, x.ndim)
+        if a is None:
+            return _fallback_op(op, public, args, kwargs)
+        a += x.ndim
+        k = len(idx._levels)
+        bsh = tuple(idx._phys.shape[:k])
+        out = public(x, _m.reshape(idx._phys, (-1,)), axis=a)
+        out = _m.reshape(out, tuple(x.shape[:a]) + bsh + tuple(idx.shape) + tuple(
+            x.shape[a + 1:]))
+        if a:
+            out = _m.moveaxis(out, tuple(range(a, a + k)), tuple(range(k)))
+        return make(out, idx._levels, idx._origin)
     if type(x) is not BatchedTensor or type(idx) is BatchedTensor:
         return _fallback_op(op, public, args, kwargs)
     if ax is None:

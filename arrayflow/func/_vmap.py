@@ -86,6 +86,9 @@ class _RandomnessMode(ArrayflowFunctionMode):
 
     def _random(self, func, name, args, kwargs):
         lv = self.level
+        if name == "dropout" and not _dropout_sig().bind(*args, **kwargs).arguments.get(
+                "training", True):
+            return func(*args, **kwargs)  # evaluation mode draws nothing (as torch)
         if lv.randomness == "error":
             raise RuntimeError(
                 f"vmap({lv.func_name}): called random operation {name} while in randomness "
