@@ -54,6 +54,7 @@ _DOMAIN = {  # inputs inside every element-wise op's domain
     "floating": lambda s: RNG.uniform(0.1, 0.9, s),
     "integer": lambda s: RNG.integers(1, 5, s),
     "boolean": lambda s: RNG.integers(0, 2, s).astype(bool),
+    "complex": lambda s: RNG.uniform(0.1, 0.9, s) + 1j * RNG.uniform(0.1, 0.9, s),
 }
 
 
@@ -63,6 +64,8 @@ def _kind(op):
         return "integer"
     if d == "boolean":
         return "boolean"
+    if d == "complex floating":
+        return "complex"
     return "floating"
 
 
@@ -861,3 +864,57 @@ def test_take_from_an_unbatched_table_with_batched_indices_matches_torch(axis):
     want = tfunc.vmap(lambda i: torch.index_select(torch.asarray(x), axis % 3, i))(
         torch.asarray(idx))
     close(got, want)
+
+
+@pytest.mark.parametrize("name", ELEMENTWISE)
+def test_every_elementwise_op_on_every_backend_matches_a_loop(backend, name):
+    op = OPS[name]
+    n = _arity(op)
+    if n == 0 or n > 2:
+        pytest.skip(f"{name} takes {n} array arguments")
+    args = [af.asarray(a) for a in _np_args(op, [(3, 2, 4), (2, 4)][:n])]
+    dims = (1, 0)[:n]
+    with forbid_compute(backend):
+        got = vmap(op, in_dims=dims)(*args)
+    assert got.backend.name == backend
+    close(got, loop(op, args, dims))
+
+
+@pytest.mark.parametrize("name", REDUCTIONS)
+def test_every_reduction_on_every_backend_matches_a_loop(backend, name):
+    op = OPS[name]
+    x = af.asarray(RNG.uniform(0.1, 0.9, (3, 2, 4)))
+
+    def f(t):
+        return op(t, axis=1)
+
+    with forbid_compute(backend):
+        got = vmap(f, in_dims=1)(x)
+    close(got, loop(f, [x], 1))
+
+
+def test_per_sample_gradients_of_a_cnn_match_torch_func():
+    af.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Flatten(), nn.Linear(4 * 3 * 3, 3))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    x = RNG.standard_normal((5, 1, 6, 6)).astype(np.float32)
+    y = RNG.integers(0, 3, 5)
+
+    def loss(p, xi, yi):
+        return nn.functional.cross_entropy(functional_call(model, p, (xi[None],)), yi[None])
+
+    per = vmap(grad(loss), in_dims=(None, 0, 0))(params, af.asarray(x), af.asarray(y))
+    tmodel = torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.ReLU(),
+                                 torch.nn.MaxPool2d(2), torch.nn.Flatten(),
+                                 torch.nn.Linear(4 * 3 * 3, 3))
+    tparams = {k: torch.asarray(np.asarray(v.numpy())) for k, v in params.items()}
+
+    def tloss(p, xi, yi):
+        return torch.nn.functional.cross_entropy(
+            torch.func.functional_call(tmodel, p, (xi[None],)), yi[None])
+
+    tper = tfunc.vmap(tfunc.grad(tloss), in_dims=(None, 0, 0))(
+        tparams, torch.asarray(x), torch.asarray(y))
+    for k in params:
+        close(per[k], tper[k], rtol=1e-4, atol=1e-6)
