@@ -918,3 +918,34 @@ def test_per_sample_gradients_of_a_cnn_match_torch_func():
         tparams, torch.asarray(x), torch.asarray(y))
     for k in params:
         close(per[k], tper[k], rtol=1e-4, atol=1e-6)
+
+
+def test_model_ensembling_with_stack_module_state_matches_torch():
+    from arrayflow.func import stack_module_state
+
+    af.manual_seed(0)
+    models = [nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 2)) for _ in range(3)]
+    params, buffers = stack_module_state(models)
+    x = RNG.standard_normal((5, 4)).astype(np.float32)
+
+    def fmodel(p, b, t):
+        return functional_call(models[0], (p, b), (t,))
+
+    out = vmap(fmodel, in_dims=(0, 0, None))(params, buffers, af.asarray(x))
+    tmodels = [torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.Tanh(),
+                                   torch.nn.Linear(6, 2)) for _ in range(3)]
+    for m, tm in zip(models, tmodels):
+        tm.load_state_dict({k: torch.asarray(np.asarray(v.detach().numpy()))
+                            for k, v in m.state_dict().items()})
+    tp, tb = tfunc.stack_module_state(tmodels)
+
+    def tfmodel(p, b, t):
+        return tfunc.functional_call(tmodels[0], (p, b), (t,))
+
+    want = tfunc.vmap(tfmodel, in_dims=(0, 0, None))(tp, tb, torch.asarray(x))
+    assert out.requires_grad == want.requires_grad
+    close(out, want, rtol=1e-5, atol=1e-6)
+    # the graph reaches the stacked parameters, as torch's
+    g = af.autograd.grad(out.sum(), params["0.weight"])[0]
+    tg = torch.autograd.grad(want.sum(), tp["0.weight"])[0]
+    close(g, tg, rtol=1e-5, atol=1e-6)
