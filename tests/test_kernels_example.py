@@ -115,7 +115,26 @@ def test_numpy_runs_the_numba_kernel():
         x = af.asarray(X.reshape(8, 8).T)  # a non-contiguous input
         np.testing.assert_allclose(
             K.gelu_tanh(x).numpy(),
-            F.gelu(torch.tensor(X.reshape(8, 8).T), approximate="tanh").numpy(), rtol=1e-12)
+            F.gelu(torch.tensor(X.reshape(8, 8).T), approximate="tanh").numpy(), rtol=1e-12,
+            atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_extreme_values_match_torch(backend, dtype):
+    """Far tails (exp(-2u) overflows in float32 below x ~ -9.4), zeros, inf and nan."""
+    x = np.array([-1e3, -60.0, -20.0, -9.5, -9.3, -5.0, -0.0, 0.0, 1e-30, 5.0, 9.5, 20.0,
+                  1e3, -np.inf, np.inf, np.nan], dtype=dtype)
+    t = af.asarray(x, requires_grad=True)
+    y = K.gelu_tanh(t)
+    y.backward(af.ones_like(y))
+    tx = torch.tensor(x, requires_grad=True)
+    ty = F.gelu(tx, approximate="tanh")
+    ty.backward(torch.ones_like(ty))
+    rtol, atol = (1e-12, 1e-12) if dtype == "float64" else (2e-5, 2e-6)
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=rtol, atol=atol)
+    finite = np.isfinite(x)  # torch's backward at +-inf is nan (inf * 0); not compared
+    np.testing.assert_allclose(t.grad.numpy()[finite], tx.grad.numpy()[finite], rtol=rtol,
+                               atol=atol)
 
 
 @pytest.mark.parametrize("shape", [(), (0,), (2, 3, 4)])

@@ -210,36 +210,55 @@ def make_gelu_tanh(name: str = "examples::gelu_tanh", *, numba: bool = True,
 
 # --- (b) Numba CPU kernels ----------------------------------------------------------------------
 
-NUMBA_FUNCTIONS: dict[str, Any] = {}
+NUMBA_FUNCTIONS: dict[Any, dict[str, Any]] = {}
 
 
-def numba_functions() -> dict[str, Any]:
-    """The Numba functions ``{"fwd": fwd(x, out), "bwd": bwd(g, x, out)}`` on 1-D arrays.
+def numba_functions(dtype: Any) -> dict[str, Any]:
+    """The Numba functions ``{"fwd": fwd(x, out), "bwd": bwd(g, x, out)}`` for ``dtype``.
 
-    Made once (Numba is imported here only); each compiles on its first call per dtype.
+    Parameters
+    ----------
+    dtype : numpy.dtype
+        float32 or float64: the arithmetic is done in this precision (as PyTorch's CPU
+        kernels do), the constants cast to it; float32's ``exp`` is about twice as fast.
+
+    Returns
+    -------
+    dict
+        Functions on 1-D contiguous arrays, made once per dtype (Numba is imported here
+        only); each compiles on its first call.
     """
-    if NUMBA_FUNCTIONS:
-        return NUMBA_FUNCTIONS
     import numba
+    import numpy as np
 
-    c, a = SQRT_2_OVER_PI, COEF
+    dtype = np.dtype(dtype)
+    if dtype in NUMBA_FUNCTIONS:
+        return NUMBA_FUNCTIONS[dtype]
+    t = dtype.type
+    c, a, one, two, three = t(SQRT_2_OVER_PI), t(COEF), t(1.0), t(2.0), t(3.0)
+    # 0.5 * (1 + tanh(u)) = 1 / (1 + exp(-2u)) =: s, and 1 - tanh(u)**2 = 4 s (1 - s)
+    # = 4 e s**2 with e = exp(-2u): one exp per element instead of a tanh (a scalar libm
+    # tanh costs several exps); e * s * s keeps 1 - s accurate where s is close to 1,
+    # s * (1 - s) is used where e is large (and may overflow to inf: then s = 0).
 
     @numba.njit(parallel=True, fastmath=False)
     def fwd(x, out):  # 1-D contiguous x, out
         for i in numba.prange(x.size):
             v = x[i]
-            out[i] = 0.5 * v * (1.0 + math.tanh(c * (v + a * v * v * v)))
+            out[i] = v / (one + math.exp(-two * c * (v + a * v * v * v)))
 
     @numba.njit(parallel=True, fastmath=False)
     def bwd(g, x, out):
         for i in numba.prange(x.size):
             v = x[i]
             v2 = v * v
-            t = math.tanh(c * (v + a * v2 * v))
-            out[i] = g[i] * (0.5 * (1.0 + t) + 0.5 * v * (1.0 - t * t) * c * (1.0 + 3.0 * a * v2))
+            e = math.exp(-two * c * (v + a * v2 * v))
+            s = one / (one + e)
+            q = e * s * s if e <= one else s * (one - s)  # s (1 - s); e may be inf
+            out[i] = g[i] * (s + two * v * q * c * (one + three * a * v2))
 
-    NUMBA_FUNCTIONS.update(fwd=fwd, bwd=bwd)
-    return NUMBA_FUNCTIONS
+    NUMBA_FUNCTIONS[dtype] = {"fwd": fwd, "bwd": bwd}
+    return NUMBA_FUNCTIONS[dtype]
 
 
 def flat_float(a: Any, np: Any) -> Any:
@@ -264,7 +283,6 @@ def register_numba_kernels(forward: CustomOpDef, backward: CustomOpDef) -> bool:
         return False
     import numpy as np
 
-    kernels = numba_functions()
     fwd_name, bwd_name = forward.name, backward.name
 
     def gelu_tanh_numpy(x):
@@ -273,7 +291,7 @@ def register_numba_kernels(forward: CustomOpDef, backward: CustomOpDef) -> bool:
                                f"array, got dtype {x.dtype}")
         flat = flat_float(x, np)
         out = np.empty_like(flat)
-        kernels["fwd"](flat, out)
+        numba_functions(flat.dtype)["fwd"](flat, out)
         return out.reshape(x.shape)
 
     def gelu_tanh_backward_numpy(g, x):
@@ -287,7 +305,7 @@ def register_numba_kernels(forward: CustomOpDef, backward: CustomOpDef) -> bool:
         fg = flat_float(g.astype(dtype, copy=False), np)
         fx = flat_float(x.astype(dtype, copy=False), np)
         out = np.empty_like(fx)
-        kernels["bwd"](fg, fx, out)
+        numba_functions(fx.dtype)["bwd"](fg, fx, out)
         return out.reshape(x.shape)
 
     forward.register_kernel("numpy", gelu_tanh_numpy)
