@@ -949,3 +949,27 @@ def test_model_ensembling_with_stack_module_state_matches_torch():
     g = af.autograd.grad(out.sum(), params["0.weight"])[0]
     tg = torch.autograd.grad(want.sum(), tp["0.weight"])[0]
     close(g, tg, rtol=1e-5, atol=1e-6)
+
+
+def test_differentiating_per_sample_gradients_again_matches_torch():
+    w = RNG.standard_normal(3)
+    xs = RNG.standard_normal((4, 3))
+
+    def f(w, x):
+        return ((w * x).sin() * w).sum()
+
+    def outer(ns, w, xs):
+        inner = (vmap if ns is af else tfunc.vmap)((grad if ns is af else tfunc.grad)(f),
+                                                   in_dims=(None, 0))
+        return (inner(w, xs) ** 2).sum()
+
+    want = tfunc.grad(lambda v: outer(torch, v, torch.asarray(xs)))(torch.asarray(w))
+    close(grad(lambda v: outer(af, v, af.asarray(xs)))(af.asarray(w)), want)
+    wt = af.asarray(w).requires_grad_()
+    outer(af, wt, af.asarray(xs)).backward()  # the user's own backward reaches w
+    close(wt.grad, want)
+    # a batched value captured by the differentiated function
+    c = vmap(lambda x: grad(lambda v: (v * x).sin().sum())(af.asarray(w)))(af.asarray(xs))
+    d = tfunc.vmap(lambda x: tfunc.grad(lambda v: (v * x).sin().sum())(torch.asarray(w)))(
+        torch.asarray(xs))
+    close(c, d)
