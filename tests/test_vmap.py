@@ -973,3 +973,19 @@ def test_differentiating_per_sample_gradients_again_matches_torch():
     d = tfunc.vmap(lambda x: tfunc.grad(lambda v: (v * x).sin().sum())(torch.asarray(w)))(
         torch.asarray(xs))
     close(c, d)
+
+
+def test_inplace_random_fills_follow_randomness_as_torch():
+    x = af.zeros((4, 3))
+    d = vmap(lambda t: t.clone().uniform_(), randomness="different")(x).numpy()
+    assert not np.allclose(d[0], d[1])
+    s = vmap(lambda t: t.clone().normal_(), randomness="same")(x).numpy()
+    np.testing.assert_array_equal(s, np.broadcast_to(s[0], s.shape))
+    for mode in ("error", "different"):
+        with pytest.raises(RuntimeError, match="randomness"):
+            tfunc.vmap(lambda t: t + torch.zeros(3).uniform_(), randomness=mode)(
+                torch.zeros(4, 3))
+        with pytest.raises(RuntimeError, match="randomness"):
+            vmap(lambda t: t + af.zeros(3).uniform_(), randomness=mode)(x)
+    r = vmap(lambda t: t + af.zeros(3).uniform_(), randomness="same")(x).numpy()
+    np.testing.assert_array_equal(r, np.broadcast_to(r[0], r.shape))
