@@ -778,12 +778,24 @@ def _softmax_dim(ndim):
     return 0 if ndim in (0, 1, 3) else 1
 
 
+def _check_softmax_dtype(name, x, dim) -> None:
+    """PyTorch's NotImplementedError for a (log-)softmax of a dtype that is not real floating
+    (an int Tensor without ``dtype=``: it computed in float32 silently)."""
+    kind = getattr(getattr(x, "dtype", None), "kind", "real floating")
+    if kind != "real floating":
+        last = x.ndim <= 1 or dim in (-1, x.ndim - 1)
+        raise NotImplementedError(
+            f'{name}: "{name}_{"lastdim_" if last else ""}kernel_impl" not implemented for '
+            f"'{_torch_dtype(x.dtype)}' (pass dtype= to compute in a floating dtype)")
+
+
 def _softmax(x, dim, dtype):
     """exp(x) / sum(exp(x)) along ``dim``, with max-subtraction."""
     if dtype is not None:
         x = _dt.astype(x, dtype)
     if dim is None:
         dim = _softmax_dim(x.ndim)
+    _check_softmax_dtype("softmax", x, dim)
     shifted = x - _r.max(x, axis=dim, keepdims=True).detach()
     ex = _e.exp(shifted)
     return ex / _r.sum(ex, axis=dim, keepdims=True)
@@ -795,6 +807,7 @@ def _log_softmax(x, dim, dtype):
         x = _dt.astype(x, dtype)
     if dim is None:
         dim = _softmax_dim(x.ndim)
+    _check_softmax_dtype("log_softmax", x, dim)
     shifted = x - _r.max(x, axis=dim, keepdims=True).detach()
     return shifted - _e.log(_r.sum(_e.exp(shifted), axis=dim, keepdims=True))
 
@@ -1599,6 +1612,21 @@ def _dims_arg(dims):
     return tuple(dims)
 
 
+def _nonempty_reduction(fname, self, dims) -> None:
+    """PyTorch's errors for a max/min reduction with no element to pick: over every
+    dimension (``dims`` None) of an empty Tensor (RuntimeError), or over a dimension of
+    size 0 (IndexError). The backends raised ValueError. Unknown (lazy) sizes pass."""
+    if dims is None:
+        if self.size == 0:
+            raise RuntimeError(
+                f"{fname}(): Expected reduction dim to be specified for input.numel() == 0. "
+                f"Specify the reduction dim with the 'dim' argument.")
+        return
+    for d in (dims if isinstance(dims, (tuple, list)) else (dims,)):
+        if isinstance(d, int) and -self.ndim <= d < self.ndim and self.shape[d] == 0:
+            raise IndexError(f"{fname}(): Expected reduction dim {d} to have non-zero size.")
+
+
 def _extreme(self, fname, dim, keepdim, axis, keepdims, arg, out_t, elementwise, reduce):
     from .tensor import _axis, _keep
 
@@ -1609,11 +1637,13 @@ def _extreme(self, fname, dim, keepdim, axis, keepdims, arg, out_t, elementwise,
     ax = _axis(fname, dim, axis)
     kd = builtins.bool(_keep(fname, keepdim, keepdims))
     if ax is None:
+        _nonempty_reduction(fname, self, None)
         return reduce(self)  # t.max(): the value only, as PyTorch
     if isinstance(ax, (tuple, list)):
         raise TypeError(f"{fname}(): argument 'dim' must be int, not {type(ax).__name__} "
                         f"(use amax/amin to reduce several dimensions)")
     ax = _dim(fname, ax, self.ndim)
+    _nonempty_reduction(fname, self, ax)  # PyTorch names the normalized dim here
     if self.ndim == 0:
         return out_t(self, _c.zeros_like(self, dtype=_dtypes.int64))
     idx = arg(self, axis=ax, keepdims=True)
@@ -1692,7 +1722,15 @@ def amax(self, dim: int | tuple[int, ...] = (), keepdim: builtins.bool = False) 
     -------
     Tensor
         The maxima over ``dim`` (all dimensions for ``()``).
+
+    Raises
+    ------
+    RuntimeError
+        All dimensions of an empty Tensor (PyTorch's error).
+    IndexError
+        A reduced dimension of size 0 (PyTorch's error).
     """
+    _nonempty_reduction("amax", self, None if dim == () else dim)
     return _r.max(self, axis=tuple(dim) if isinstance(dim, (tuple, list)) and dim else (
         None if dim == () else dim), keepdims=keepdim)
 
@@ -1711,7 +1749,15 @@ def amin(self, dim: int | tuple[int, ...] = (), keepdim: builtins.bool = False) 
     -------
     Tensor
         The minima over ``dim`` (all dimensions for ``()``).
+
+    Raises
+    ------
+    RuntimeError
+        All dimensions of an empty Tensor (PyTorch's error).
+    IndexError
+        A reduced dimension of size 0 (PyTorch's error).
     """
+    _nonempty_reduction("amin", self, None if dim == () else dim)
     return _r.min(self, axis=tuple(dim) if isinstance(dim, (tuple, list)) and dim else (
         None if dim == () else dim), keepdims=keepdim)
 

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _backend, _dtypes, autograd
+from . import _backend, _dtypes, _graph_break, autograd
 from ._device import as_device, cuda_device, resolve_device
 from ._dispatch import takes_part as _takes_part
 from ._lazy import compute
@@ -235,7 +235,8 @@ class Tensor:
 
     __slots__ = ("_cell", "_backend", "_requires_grad", "_grad", "grad_fn", "_retains_grad",
                  "_hooks", "_output_nr", "_grad_acc", "__weakref__")
-    __array_ufunc__ = None  # NumPy defers binary operators to us
+    # NumPy's ufuncs and functions on Tensors run arrayflow (arrayflow/_numpy_protocols.py);
+    # ``ndarray + t`` reaches ``__array_ufunc__`` and returns what ``t.__radd__`` would.
     __array_priority__ = 1000
     __hash__ = object.__hash__
 
@@ -688,7 +689,17 @@ class Tensor:
                                   self._backend)
 
     def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """Export through DLPack (delegates to the backend array)."""
+        """Export through DLPack (delegates to the backend array).
+
+        Raises
+        ------
+        BufferError
+            If the Tensor requires grad, whatever the graph-break policy (PyTorch's
+            ``Tensor.__dlpack__``): export ``tensor.detach()``.
+        """
+        if self._requires_grad:
+            raise BufferError("Tensor.__dlpack__: Can't export tensors that require gradient, "
+                              "use tensor.detach()")
         kw = {k: v for k, v in (("stream", stream), ("max_version", max_version),
                                 ("dl_device", dl_device), ("copy", copy)) if v is not None}
         return self._cell.array.__dlpack__(**kw)
@@ -700,11 +711,19 @@ class Tensor:
     def __array__(self, dtype=None, copy=None):
         """NumPy conversion for CPU backends (computes Dask arrays).
 
+        A Tensor that requires grad is a graph break (``np.asarray(t)`` drops the graph):
+        a :class:`arrayflow.GraphBreakWarning` once per call site, or what
+        :func:`arrayflow.set_graph_break_policy` chose (PyTorch raises ``RuntimeError``).
+
         Raises
         ------
         TypeError
             On backends whose memory NumPy cannot read (CuPy): use ``numpy()``.
+        arrayflow.GraphBreakError
+            If the Tensor requires grad and the graph-break policy is ``"error"``.
         """
+        if self._requires_grad:
+            _graph_break.graph_break("Tensor.__array__ (numpy.asarray, numpy.array)", self)
         if not self._backend.host_accessible:
             raise TypeError(
                 f"Tensor.__array__: implicit conversion of a {self._backend.name!r} Tensor to "
@@ -715,6 +734,47 @@ class Tensor:
         if copy:
             out = out.copy()
         return out
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """NumPy ufuncs on Tensors (NEP 13): ``np.exp(t)``, ``np.add(t, 1)``,
+        ``ndarray + t`` run the arrayflow function and return a Tensor (differentiable).
+
+        NumPy arrays among ``inputs`` become Tensors of this Tensor's backend. ``reduce``
+        and ``accumulate`` of ``add``/``multiply`` (and ``reduce`` of ``maximum``,
+        ``minimum``, ``logical_and``, ``logical_or``) and ``outer`` are supported. A ufunc
+        with no arrayflow counterpart runs NumPy on the values of Tensors that do not
+        require grad (a NumPy result) and raises ``TypeError`` for one that does.
+
+        Raises
+        ------
+        TypeError
+            For ``out=``, ``where=``, ``casting=``..., or an unsupported ufunc method or
+            ufunc on a Tensor that requires grad (the message names the ufunc, the argument
+            and, where one exists, the arrayflow spelling).
+        """
+        from . import _numpy_protocols
+
+        return _numpy_protocols.array_ufunc(self, ufunc, method, *inputs, **kwargs)
+
+    def __array_function__(self, func: Any, types: tuple, args: tuple, kwargs: dict) -> Any:
+        """NumPy functions on Tensors (NEP 18): ``np.sum(t, axis=0)``, ``np.mean(t,
+        dtype=...)``, ``np.concatenate([t, u])``, ``np.linalg.norm(t)``... run the
+        arrayflow counterpart (NumPy's ``axis``, ``keepdims``, ``dtype`` mapped) and return
+        Tensors (differentiable).
+
+        A function with no counterpart runs NumPy on the values of Tensors that do not
+        require grad (a NumPy result) and raises ``TypeError`` naming the function and the
+        arrayflow spelling for a Tensor that requires grad.
+
+        Raises
+        ------
+        TypeError
+            For an unsupported argument (``out=``...), or a function with no arrayflow
+            counterpart on a Tensor that requires grad.
+        """
+        from . import _numpy_protocols
+
+        return _numpy_protocols.array_function(self, func, types, args, kwargs)
 
     # --- Python scalars -------------------------------------------------------------
     def __bool__(self) -> builtins.bool:
@@ -1443,7 +1503,13 @@ class Tensor:
         -------
         Tensor
             A view with one more dimension, of size 1, at ``dim``.
+
+        Raises
+        ------
+        IndexError
+            ``dim`` outside ``[-ndim - 1, ndim]`` (PyTorch's error; the backends differed).
         """
+        _check_dim("unsqueeze", dim, self.ndim + 1)
         return _m.expand_dims(self, axis=dim)
 
     def squeeze(self, dim: builtins.int | Sequence[builtins.int] | object = _NO_DIM) -> Tensor:
