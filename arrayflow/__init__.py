@@ -55,6 +55,12 @@ from ._dtypes import (
 )
 from ._device import device, get_default_device, set_default_device
 from ._info import __array_namespace_info__
+from ._graph_break import (  # noqa: E402,I001
+    GraphBreakError,
+    GraphBreakWarning,
+    get_graph_break_policy,
+    set_graph_break_policy,
+)
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,I001
 from .ops.chunking import *  # noqa: F403
 from .ops.comparison import *  # noqa: F403

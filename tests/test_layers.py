@@ -21,19 +21,21 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "arrayflow"
 # (layer name, module prefixes relative to ``arrayflow``); "" is the package ``__init__``.
 # A module belongs to the layer of its longest matching prefix.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("_dtypes", "_format", "_typing")),           # no arrayflow imports at all
+    ("base", ("_dtypes", "_format", "_typing", "_graph_break")),  # no arrayflow imports
     ("backend", ("_backend", "_device", "_info", "plugin", "backends", "cuda")),
     # the __arrayflow_function__ protocol (which arguments, order, modes, switches): below
     # the op table, whose wrapper calls it on every op; told the Tensor class by ops.install
     ("protocol", ("_dispatch",)),
-    ("ops", ("ops", "fft")),                               # the op table, its forwards/VJPs
+    ("ops", ("ops", "fft", "special")),                    # the op table, its forwards/VJPs
     ("autograd", ("autograd",)),
     # the public face of the protocol and its testing API (which reads the op table)
     ("dispatch", ("overrides", "_overrides")),
     # functions composed from ops that dispatch through ``overrides.overridable``
     ("composed", ("ops.norms", "linalg", "_lazy")),
     # the Tensor class, its PyTorch methods and PyTorch's function spellings of them
-    ("tensor", ("tensor", "_tensor_methods", "ops.torch_functions", "_serialize")),
+    # (and NumPy's protocols on Tensors: ufuncs and functions run the op modules)
+    ("tensor", ("tensor", "_tensor_methods", "ops.torch_functions", "_serialize",
+                "_numpy_protocols")),
     ("nn/optim", ("nn", "optim", "utils", "func", "library")),
     ("api", ("",)),                                        # ``arrayflow/__init__.py``
     ("top", ("examples", "testing")),                      # users of the public API
