@@ -1099,7 +1099,9 @@ def _class_loss(func, args, kwargs):
     from ..ops import reductions as _r
     from ..ops import searching as _s
 
-    sig = inspect.signature(func)
+    sig = _SIGNATURES.get(func)
+    if sig is None:
+        sig = _SIGNATURES[func] = inspect.signature(func)
     try:
         b = sig.bind(*args, **kwargs)
     except TypeError:
@@ -1139,6 +1141,9 @@ def _class_loss(func, args, kwargs):
     else:
         den = _r.sum(_dt.astype(valid, inp.dtype))
     return F._mean_over_weight(_r.sum(loss), den)
+
+
+_SIGNATURES: dict = {}
 
 
 def _install_nn_rules() -> None:
