@@ -639,6 +639,25 @@ def test_in_dims_and_out_dims_errors_as_torch():
             call()
     with pytest.raises(RuntimeError, match="randomness"):
         vmap(af.sin, randomness="sometimes")
+    with pytest.raises(IndexError):
+        tfunc.vmap(torch.sum, out_dims=1)(torch.ones(3, 2))
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        vmap(af.sum, out_dims=1)(x)
+
+
+def test_nested_in_dims_and_out_dims_pytrees_match_torch():
+    a, b, c = RNG.standard_normal((3, 4)), RNG.standard_normal((4, 3)), RNG.standard_normal(4)
+
+    def f(tup, z):
+        return {"s": tup[0] * tup[1][0] + z, "t": (tup[1][1], tup[0].sum())}
+
+    kw = dict(in_dims=((0, (1, 0)), None), out_dims={"s": 1, "t": (1, 0)})
+    got = vmap(f, **kw)((af.asarray(a), (af.asarray(b), af.asarray(a))), af.asarray(c))
+    want = tfunc.vmap(f, **kw)((torch.asarray(a), (torch.asarray(b), torch.asarray(a))),
+                               torch.asarray(c))
+    close(got["s"], want["s"])
+    close(got["t"][0], want["t"][0])
+    close(got["t"][1], want["t"][1])
 
 
 @pytest.mark.parametrize("fn", [

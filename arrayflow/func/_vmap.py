@@ -202,6 +202,8 @@ def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0,
         ``in_dims`` entry out of range or on a non-Tensor, ``in_dims``/``out_dims`` not
         matching the structure, no batched input, a non-Tensor output, an output that
         depends on the batch with ``out_dims=None``.
+    IndexError
+        An ``out_dims`` entry out of range for its output (PyTorch's type).
     RuntimeError
         ``randomness`` not one of the three values; inside ``func``: ``bool(t)``,
         ``int(t)``, ``float(t)``, ``t.item()`` on a batched value (naming ``func`` and
@@ -360,8 +362,8 @@ def _unwrap_out(api, name, out, level, out_dims):
             continue
         n = o.ndim
         if not -(n + 1) <= d <= n:
-            raise ValueError(
-                f"{api}: Dimension out of range for out_dims={d}: the output has {n} "
-                f"dimensions, so expected -{n + 1} <= out_dim <= {n}")
+            raise IndexError(
+                f"{api}: Dimension out of range (expected to be in range of [{-(n + 1)}, {n}], "
+                f"but got {d}) for out_dims of an output with {n} dimensions")
         res.append(_b.remove_level(o, level, d))
     return tree_unflatten(res, ospec)
