@@ -251,7 +251,8 @@ def addcmul_(self, tensor1: Array, tensor2: Array, *, value: Scalar = 1) -> Arra
     Tensor
         This Tensor, changed in place.
     """
-    return _inplace(self, lambda s, _o: s + value * (tensor1 * tensor2),
+    return _inplace(self, lambda s, _o: s + _addcmul_value(s, tensor1, tensor2, value) * (
+                        tensor1 * tensor2),
                     _grad_other(tensor1, tensor2), "addcmul_")
 
 
@@ -297,9 +298,22 @@ def addcmul(self, tensor1: Array, tensor2: Array, *, value: Scalar = 1) -> Array
     Returns
     -------
     Tensor
-        ``self + value * tensor1 * tensor2``.
+        ``self + value * tensor1 * tensor2``; a float ``value`` on integer operands is
+        truncated to an int first, as PyTorch casts it to the result's dtype.
     """
-    return self + value * (tensor1 * tensor2)
+    return self + _addcmul_value(self, tensor1, tensor2, value) * (tensor1 * tensor2)
+
+
+def _addcmul_value(self, tensor1, tensor2, value):
+    """``value`` as PyTorch applies it: cast to the result's dtype, so a float ``value``
+    on integer operands is truncated toward zero (``addcmul(a, a, a, value=1.5)`` of int64
+    ``a`` adds ``1 * a * a`` and stays int64; arrayflow returned float32)."""
+    if isinstance(value, float) and all(
+            _kind(t) in ("signed integer", "unsigned integer") or
+            (isinstance(t, int) and not isinstance(t, builtins.bool))
+            for t in (self, tensor1, tensor2)):
+        return int(value)
+    return value
 
 
 def addcdiv(self, tensor1: Array, tensor2: Array, *, value: Scalar = 1) -> Array:
