@@ -30,6 +30,7 @@ from .ops import (
     reductions,
     searching,
 )
+from .ops import dtypes as _dt
 from .ops import linalg as _ops_linalg
 from .tensor import Tensor
 
@@ -154,6 +155,10 @@ def _dtype(fname: str, dtype: Any) -> _dtypes.DType | None:
     return _dtypes.by_name(name)
 
 
+def _astype(x: Any, dtype: _dtypes.DType) -> Any:
+    return _dt.astype(x, dtype) if isinstance(x, Tensor) else x
+
+
 def _unsupported(fname: str, arg: str, value: Any) -> TypeError:
     return TypeError(f"{fname}: argument {arg!r} is not supported on arrayflow Tensors "
                      f"(got {value!r}); call the arrayflow function and assign the result")
@@ -225,7 +230,7 @@ def array_ufunc(self: Tensor, ufunc: Any, method: str, *inputs: Any, **kwargs: A
     dtype = _dtype(fname, kwargs.pop("dtype", None))
     args = [_to_tensor(x, like) for x in inputs]
     if dtype is not None:
-        args = [elementwise.astype(a, dtype) if isinstance(a, Tensor) else a for a in args]
+        args = [_astype(a, dtype) if isinstance(a, Tensor) else a for a in args]
 
     if method == "__call__":
         for arg in ("axis", "keepdims"):
@@ -287,7 +292,7 @@ def _float_for_mean(x: Tensor) -> Tensor:
     """NumPy's mean of integers and bools is float64."""
     if x.dtype.kind in ("real floating", "complex floating"):
         return x
-    return elementwise.astype(x, _dtypes.float64)
+    return _astype(x, _dtypes.float64)
 
 
 def _reduction(af_name, *, dtype_arg=False, mean=False, ddof=False):
@@ -298,7 +303,7 @@ def _reduction(af_name, *, dtype_arg=False, mean=False, ddof=False):
         dt = _dtype(fname, dtype)
         x = a if not isinstance(a, (list, tuple)) else creation.asarray(a)
         if dt is not None and not dtype_arg:
-            x = elementwise.astype(x, dt)
+            x = _astype(x, dt)
         elif mean:
             x = _float_for_mean(x)
         kwargs = {"axis": axis, "keepdims": builtins.bool(keepdims)}
@@ -348,7 +353,7 @@ def _concatenate(fname, arrays, axis=0, out=None, **kw):
     arrays = list(arrays)
     dt = _dtype(fname, extra["dtype"])
     if dt is not None:
-        arrays = [elementwise.astype(a, dt) for a in arrays]
+        arrays = [_astype(a, dt) for a in arrays]
     return manipulation.concat(arrays, axis=axis)
 
 
@@ -361,7 +366,7 @@ def _stack(fname, arrays, axis=0, out=None, **kw):
     arrays = list(arrays)
     dt = _dtype(fname, extra["dtype"])
     if dt is not None:
-        arrays = [elementwise.astype(a, dt) for a in arrays]
+        arrays = [_astype(a, dt) for a in arrays]
     return manipulation.stack(arrays, axis=axis)
 
 
@@ -472,6 +477,12 @@ def _simple(af_name, *positional, **renames):
     return impl
 
 
+def _close(af_name):
+    def impl(fname, a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return _af(af_name)(a, b, rtol=rtol, atol=atol, equal_nan=builtins.bool(equal_nan))
+    return impl
+
+
 def _positional(af_name, nargs):
     def impl(fname, *args, **kw):
         if kw:
@@ -498,8 +509,7 @@ _FUNCTIONS = {
     "tensordot": lambda fname, a, b, axes=2: _ops_linalg.tensordot(a, b, axes=axes),
     "dot": _dot,
     "real": _positional("real", 1), "imag": _positional("imag", 1),
-    "isclose": _simple("isclose", "b", "rtol", "atol", "equal_nan"),
-    "allclose": _simple("allclose", "b", "rtol", "atol", "equal_nan"),
+    "isclose": _close("isclose"), "allclose": _close("allclose"),
     "zeros_like": _like("zeros_like"), "ones_like": _like("ones_like"),
     "empty_like": _like("empty_like"), "full_like": _like("full_like"),
     "round": _round,
