@@ -920,8 +920,27 @@ def _foreign_index(backend, k, fname):
         f"{backend.name!r}; move the index first, e.g. index.to({backend.name!r})")
 
 
-def _slice_bound(v):
-    return v if v is None or type(v) is int else operator.index(v)
+def _slice_bound(v, fname="getitem"):
+    """A slice bound as an int (or None): PyTorch's rule, any integer or boolean Tensor
+    (or array) of a single element is its value. A lazy one (Dask) would have to be
+    computed: :class:`DataDependentShapeError` naming ``fname``, unless under
+    :func:`arrayflow.allow_compute`, where it is computed."""
+    if v is None or type(v) is int:
+        return v
+    cell = getattr(v, "_cell", None)  # a Tensor: its array
+    a = v if cell is None else cell.array
+    b = _backend.backend_of_array(a) if hasattr(a, "shape") and hasattr(a, "dtype") else None
+    if b is None or b.python_scalar(a) is not None:
+        return operator.index(v)  # an int-like object (a NumPy scalar), or Python's error
+    bxp = b._xp or b.xp
+    if math.prod(tuple(a.shape)) != 1 or not bxp.isdtype(a.dtype, ("integral", "bool")):
+        raise TypeError(
+            f"arrayflow.{fname}: only integer tensors of a single element can be converted "
+            f"to an index (a slice bound), got a Tensor of shape {list(a.shape)} and dtype "
+            f"{a.dtype}")
+    if b.lazy and not _backend.compute_allowed():
+        raise _backend.data_dependent_error(fname, b)
+    return int(bxp.reshape(a, ()))
 
 
 def norm_key(backend, shape, key, fname="getitem"):
@@ -970,6 +989,11 @@ def norm_key(backend, shape, key, fname="getitem"):
                 else:
                     if k.start is not None or k.stop is not None or not (
                             k.step is None or type(k.step) is int):
+                        if not all(v is None or type(v) is int
+                                   for v in (k.start, k.stop, k.step)):
+                            k = slice(_slice_bound(k.start, fname),
+                                      _slice_bound(k.stop, fname),
+                                      _slice_bound(k.step, fname))
                         k = _clamped(k, shape[d])
                     d += 1
                 out.append(k)
@@ -991,8 +1015,8 @@ def norm_key(backend, shape, key, fname="getitem"):
                 else xp.asarray(k)
         elif type(k) is slice:
             if not all(v is None or type(v) is int for v in (k.start, k.stop, k.step)):
-                keys[i] = slice(_slice_bound(k.start), _slice_bound(k.stop),
-                                _slice_bound(k.step))
+                keys[i] = slice(_slice_bound(k.start, fname), _slice_bound(k.stop, fname),
+                                _slice_bound(k.step, fname))
             continue
         if hasattr(k, "shape") and hasattr(k, "dtype") and k.ndim == 0 and type(k) not in (
                 bool, int) and not backend.lazy:

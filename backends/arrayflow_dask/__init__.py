@@ -224,7 +224,9 @@ def _patched_namespace(compat):
       (``det``, ``slogdet``, ``eigh``, ``eig``, ``qr(mode="complete")``,
       ``svd(full_matrices=True)``, ...): Dask's blocked algorithms where they
       apply, NumPy per batch block otherwise; see
-      :mod:`arrayflow_dask._linalg`.
+      :mod:`arrayflow_dask._linalg`;
+    - ``fft`` transforms along chunked axes (rechunked to one chunk first; Dask's
+      refuse them).
     """
     import types
 
@@ -301,4 +303,56 @@ def _patched_namespace(compat):
     from ._linalg import patch_linalg
 
     patch_linalg(la, compat)
+    ns.fft = _patched_fft(compat.fft)
     return ns
+
+
+def _fft_axes(x, n_axes, s, axes):
+    """The axes a transform works along: ``axes`` (wrapped), else the last ``len(s)``
+    (``s`` given) or ``n_axes`` (``None``: all) axes of ``x``."""
+    if axes is None:
+        k = x.ndim if n_axes is None and s is None else (len(s) if s is not None else n_axes)
+        return tuple(range(x.ndim - k, x.ndim))
+    axes = (axes,) if isinstance(axes, int) else tuple(axes)
+    return tuple(a % x.ndim if x.ndim else a for a in axes)
+
+
+def _patched_fft(fft):
+    """array-api-compat's ``fft`` namespace for Dask whose transforms accept any chunking.
+
+    ``dask.array.fft`` transforms an axis only when it is one chunk (``ValueError``
+    otherwise); as ``linalg`` does for its core dimensions, each transform first rechunks
+    the axes it works along into a single chunk (lazily; the other axes keep theirs).
+    ``fftshift``, ``ifftshift``, ``fftfreq`` and ``rfftfreq`` are unchanged.
+    """
+    import types
+
+    out = types.ModuleType(fft.__name__)
+    out.__dict__.update(vars(fft))
+
+    def one_chunk(x, axes):
+        if not hasattr(x, "chunks") or not axes or all(len(x.chunks[a]) == 1 for a in axes):
+            return x
+        return x.rechunk({a: -1 for a in axes})
+
+    def one_axis(fn):
+        def transform(x, /, *, n=None, axis=-1, norm="backward"):
+            return fn(one_chunk(x, _fft_axes(x, 1, None, axis)), n=n, axis=axis, norm=norm)
+
+        transform.__name__ = transform.__qualname__ = fn.__name__
+        transform.__doc__ = fn.__doc__
+        return transform
+
+    def several_axes(fn):
+        def transform(x, /, *, s=None, axes=None, norm="backward"):
+            return fn(one_chunk(x, _fft_axes(x, None, s, axes)), s=s, axes=axes, norm=norm)
+
+        transform.__name__ = transform.__qualname__ = fn.__name__
+        transform.__doc__ = fn.__doc__
+        return transform
+
+    for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
+        setattr(out, name, one_axis(getattr(fft, name)))
+    for name in ("fftn", "ifftn", "rfftn", "irfftn"):
+        setattr(out, name, several_axes(getattr(fft, name)))
+    return out
