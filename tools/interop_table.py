@@ -60,6 +60,45 @@ def run_backend(backend: str, timeout_s: int, names: list[str] | None = None,
     return {"results": json.loads(line), "seconds": round(elapsed, 1)}
 
 
+CAUSES = (
+    ("in-place write into storage autograd saved (version-counter error)",
+     ("modified by an inplace operation",)),
+    ("in-place write into a leaf that requires grad (PyTorch's leaf rule)", ("leaf Variable",)),
+    ("graph break: the library converts through NumPy (warned)", ("graph break",)),
+    ("NumPy function or ufunc with no arrayflow counterpart", ("not differentiable on arrayflow",
+                                                              "does not support ufuncs")),
+    ("data-dependent output shape on a lazy backend", ("DataDependentShapeError",)),
+    ("a NumPy dtype given to the namespace (isdtype)", ("must be an arrayflow dtype",)),
+    ("returns a Python or NumPy scalar/array", ("returned ",)),
+    ("einops has no backend for Tensors (top-level einops)", ("unknown to einops",)),
+    ("ran past the time limit", ("time limit",)),
+)
+
+
+def cause(row: dict[str, Any]) -> str | None:
+    """The cause group of a row that is not MATCH/VALUE_OK, or None."""
+    if row.get("grad") in (None, "MATCH") and row.get("value") == "VALUE_OK":
+        return None
+    if row.get("grad") == "NO_GRAD":
+        return CAUSES[2][0] if row.get("warned") else "graph lost silently"
+    text = (row.get("detail") or "") if row.get("grad") not in (None, "MATCH") else ""
+    text = text or row.get("value_detail") or ""
+    for label, needles in CAUSES:
+        if any(n in text for n in needles):
+            return label
+    return "other: " + text.split(":")[0] if text else "other"
+
+
+def cause_counts(results: dict[str, dict[str, Any]]) -> list[tuple[str, int, list[str]]]:
+    """Cause groups of the rows that are not MATCH (or not VALUE_OK), largest first."""
+    groups: dict[str, list[str]] = {}
+    for name, row in results.items():
+        c = cause(row)
+        if c is not None:
+            groups.setdefault(c, []).append(name)
+    return sorted(((c, len(n), sorted(n)) for c, n in groups.items()), key=lambda t: -t[1])
+
+
 def counts(results: dict[str, dict[str, Any]], key: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for r in results.values():
@@ -100,9 +139,19 @@ def markdown(all_results: dict[str, dict[str, Any]], table: Any) -> str:
                    + f" | {100 * g.get('MATCH', 0) / max(ng, 1):.0f}% | {silent} | "
                    + " | ".join(str(v.get(c, 0)) for c in table.VALUE_CLASSES) + " |")
     out.append("")
+    out.append("Targets (issue 16): numpy ≥ 90 % MATCH, 0 WRONG, 0 silent NO_GRAD; dask ≥ 75 % "
+               "MATCH. Causes of the calls that are not MATCH (or not VALUE_OK), grouped:")
+    out.append("")
+    out.append("| backend | cause | calls | which |")
+    out.append("|---|---|---|---|")
+    for b in backends:
+        for c, n, names in cause_counts(all_results[b]["results"]):
+            out.append(f"| {b} | {c} | {n} | " + ", ".join(f"`{x}`" for x in names) + " |")
+    out.append("")
     out.append("| call | " + " | ".join(f"{b} gradient | {b} value" for b in backends)
                + " | detail (first backend that is not MATCH) |")
     out.append("|---|" + "---|---|" * len(backends) + "---|")
+    out[-2] = out[-2].replace("detail (first backend that is not MATCH)", "detail")
 
     def cell(s: str) -> str:
         return s.replace("|", "\\|").replace("\n", " ")
@@ -112,17 +161,18 @@ def markdown(all_results: dict[str, dict[str, Any]], table: Any) -> str:
         if all(r is None for r in rows):
             continue
         cells = []
-        detail = ""
+        details: list[str] = []
         for b, r in zip(backends, rows):
             if r is None:
                 cells.append("— | —")
                 continue
             cells.append(f"{r['grad'] or '(value only)'} | {r['value']}")
-            if not detail and r["grad"] not in (None, "MATCH"):
-                detail = f"{b}: {r['detail']}"
-            if not detail and r["value"] != "VALUE_OK":
-                detail = f"{b}: {r['value_detail']}"
-        out.append(f"| `{case.name}` | " + " | ".join(cells) + f" | {cell(detail)} |")
+            d = r["detail"] if r["grad"] not in (None, "MATCH") else ""
+            d = d or (r["value_detail"] if r["value"] != "VALUE_OK" else "")
+            d = d[:110] + ("…" if len(d) > 110 else "")
+            if d and not any(d == x.split(": ", 1)[1] for x in details):
+                details.append(f"{b}: {d}")
+        out.append(f"| `{case.name}` | " + " | ".join(cells) + f" | {cell('; '.join(details))} |")
     return "\n".join(out)
 
 
@@ -180,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"{row['detail'] or row['value_detail']}")
         for line in summary_lines(b, r["results"], table):
             print(line)
+        for c, n, _ in cause_counts(r["results"]):
+            print(f"{b}:   {n:3d}  {c}")
         print(f"{b}: {r['seconds']} s")
     if args.json:
         Path(args.json).write_text(json.dumps(all_results, indent=1, sort_keys=True))

@@ -422,6 +422,14 @@ CASES: tuple[Case, ...] = (
          lambda x: _ein("reduce")(x, "a b -> a", "max"), (X,)),
     Case("einops.repeat", "einops", lambda x: _ein("repeat")(x, "a b -> a b c", c=2), (X,)),
     Case("einops.rearrange+reduce", "einops", _einsum_like, ((3, 4),)),
+    # top-level einops: needs an einops backend registered for Tensors (issue 16)
+    Case("einops.rearrange[top-level]", "einops",
+         lambda x: importlib.import_module("einops").rearrange(x, "a b -> b a"), (X,)),
+    Case("einops.reduce[top-level]", "einops",
+         lambda x: importlib.import_module("einops").reduce(x, "a b -> b", "sum"), (X,)),
+    Case("einops.einsum[top-level]", "einops",
+         lambda x, y: importlib.import_module("einops").einsum(x, y, "a b, c b -> a c"),
+         (X, Y)),
 )
 
 
