@@ -18,6 +18,7 @@ functions are recognised by ``__name__`` and ``__module__``.
 from __future__ import annotations
 
 import builtins
+import sys
 from typing import Any
 
 from . import _dtypes, fft, linalg
@@ -84,14 +85,22 @@ _REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
 _ACCUMULATE = {"add": "cumulative_sum", "multiply": "cumulative_prod"}
 
 
+def _numpy() -> Any:
+    """The NumPy module if it is loaded (a NumPy protocol is being called: it is), else None."""
+    return sys.modules.get("numpy")
+
+
 def _is_ndarray(x: Any) -> bool:
-    t = type(x)
-    return t.__module__ == "numpy" and t.__name__ == "ndarray"
+    """A plain ``numpy.ndarray`` (a subclass, e.g. a masked array, is not taken: its
+    semantics would be lost)."""
+    np = _numpy()
+    return np is not None and type(x) is np.ndarray
 
 
 def _np_scalar(x: Any) -> bool:
     """A NumPy scalar (``np.float32(2)``): taken as the operators take it."""
-    return type(x).__module__ == "numpy" and hasattr(x, "dtype") and hasattr(x, "item")
+    np = _numpy()
+    return np is not None and isinstance(x, np.generic)
 
 
 def _first_tensor(objs) -> Tensor | None:
@@ -547,7 +556,7 @@ def array_function(self: Tensor, func: Any, types: tuple, args: tuple, kwargs: d
     See :meth:`arrayflow.Tensor.__array_function__`.
     """
     for t in types:
-        if not (issubclass(t, Tensor) or (t.__module__ == "numpy" and t.__name__ == "ndarray")):
+        if not (issubclass(t, Tensor) or t is getattr(_numpy(), "ndarray", None)):
             return NotImplemented  # another array type: its turn (NEP 18)
     name = _numpy_name(func)
     fname = f"numpy.{name}"
