@@ -419,7 +419,7 @@ class CustomOpDef:
                                    f"{_fmt_meta(meta)}")
         return result
 
-    def _make_function(self) -> type:
+    def _make_function(self) -> type[Function]:
         op = self
 
         def forward(*flat):
@@ -643,7 +643,7 @@ def opcheck(op: CustomOpDef | str, samples: Sequence[tuple], *,
                     meta = op._fake_meta(args)
                     got = [(tuple(o.shape), o.dtype) for o in outs]
                     record("fake", None if meta == got else
-                           f"sample {k}: fake {_fmt_meta(meta)}, real {_fmt_meta(got)}")
+                           f"sample {k}: fake {_fmt_meta(meta or [])}, real {_fmt_meta(got)}")
                 except Exception as e:  # noqa: BLE001
                     record("fake", f"sample {k}: {type(e).__name__}: {e}")
             if bname in op.kernels or _block_kernel(op, bname):

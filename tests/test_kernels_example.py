@@ -7,8 +7,10 @@ block by block (lazily) on Dask with 8 chunks, the array API default on strict.
 
 from __future__ import annotations
 
+import ast
 import itertools
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -294,3 +296,35 @@ def test_block_wise_result_disagreeing_with_the_fake_rule_raises_when_computed()
                            r"block by block on 'dask', returned .*dtype float64.*fake rule "
                            r"says dtype float32"):
             y.numpy()
+def _private_names_in_code(code: str) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(code)):
+        name = (node.id if isinstance(node, ast.Name) else node.attr
+                if isinstance(node, ast.Attribute) else node.name
+                if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else None)
+        if isinstance(node, ast.alias):
+            name = node.name.rsplit(".", 1)[-1]
+        if name and name.startswith("_") and not (name.startswith("__") and
+                                                   name.endswith("__")) and name != "_":
+            names.add(name)
+    return names
+
+
+def test_example_and_doc_use_no_private_name():
+    example = (ROOT / "arrayflow" / "examples" / "kernels.py").read_text()
+    assert _private_names_in_code(example) == set()
+    assert _private_names_in_code("t._cell.array\nfrom a import _b") == {"_cell", "_b"}
+    doc = (ROOT / "docs" / "custom-ops.md").read_text()
+    blocks = re.findall(r"^```python\n(.*?)^```", doc, re.S | re.M)
+    assert blocks
+    for block in blocks:
+        assert _private_names_in_code(block) == set()
+    assert not re.search(r"_from_array|\._cell\b", doc)
+
+
+def test_doc_code_blocks_run():
+    """docs/custom-ops.md: every python block runs, in order, in one namespace."""
+    doc = (ROOT / "docs" / "custom-ops.md").read_text()
+    ns: dict = {"__name__": "custom_ops_doc"}
+    for i, block in enumerate(re.findall(r"^```python\n(.*?)^```", doc, re.S | re.M)):
+        exec(compile(block, f"custom-ops.md[block {i}]", "exec"), ns)

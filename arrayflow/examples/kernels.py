@@ -15,9 +15,10 @@ Each op has three kernels:
     every backend (``strict`` among them) and is the reference the others are checked
     against;
 (b) a Numba ``@njit(parallel=True, fastmath=False)`` CPU kernel registered for ``"numpy"``
-    when Numba is importable (``pip install 'arrayflow[kernels]'``). Both ops are declared
-    ``elementwise=True``, so on Dask the NumPy kernel runs block by block, lazily, with no
-    Dask code here;
+    when Numba is importable (``pip install 'arrayflow[kernels]'``), written with
+    ``0.5 * (1 + tanh(u)) = 1 / (1 + exp(-2u))`` (one ``exp`` per element) in the input's
+    precision. Both ops are declared ``elementwise=True``, so on Dask the NumPy kernel runs
+    block by block, lazily, with no Dask code here;
 (c) a CuPy ``ElementwiseKernel`` registered for ``"cupy"`` when CuPy is installed and a GPU
     is present.
 
