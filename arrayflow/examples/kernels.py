@@ -282,6 +282,10 @@ def register_numba_kernels(forward: CustomOpDef, backward: CustomOpDef) -> bool:
     """
     if importlib.util.find_spec("numba") is None:
         return False
+    try:
+        import numba  # noqa: F401 - installed but unusable (e.g. too new a NumPy): skip
+    except Exception:  # noqa: BLE001
+        return False
     import numpy as np
 
     fwd_name, bwd_name = forward.name, backward.name
