@@ -298,8 +298,12 @@ def test_unmapped_function_on_requires_grad_raises_with_suggestion():
     np.testing.assert_allclose(np.median(t.detach()), np.median(X))
 
 
-def test_torch_tensors_are_no_numpy_protocol_participants():
-    """torch implements neither protocol: np.exp(torch_t) converts (our Tensors do not)."""
-    assert not hasattr(torch.Tensor, "__array_function__")
-    assert isinstance(np.exp(torch.tensor(X)), (np.ndarray, torch.Tensor))
-    assert isinstance(np.exp(af.asarray(X)), af.Tensor)
+def test_where_torch_raises_we_differentiate():
+    """torch implements neither protocol: np.exp of a torch Tensor that requires grad raises
+    (it converts through numpy()); ours returns a Tensor with torch.exp's gradient."""
+    with pytest.raises(RuntimeError, match="requires grad"):
+        np.exp(_tleaf())
+    t, tt = _leaf(), _tleaf()
+    af.sum(np.exp(t)).backward()
+    torch.exp(tt).sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), tt.grad.numpy())
