@@ -19,6 +19,7 @@ RNG = np.random.default_rng(16)
 X = RNG.standard_normal((6, 7))
 Y = RNG.standard_normal((5, 7))
 W3 = RNG.standard_normal((6, 5, 7))
+B = RNG.standard_normal((6, 7))
 
 
 def _leaf(a):
@@ -167,3 +168,54 @@ def test_non_integer_tensor_slice_bound_raises_type_error(backend):
     with pytest.raises(TypeError, match="only integer tensors of a single element"):
         xa[:, :af.asarray(np.array([0, 1]))] = 0.0
     assert_allclose(xa.numpy(), X)  # the failed call changed nothing
+
+
+# --- 2. a[m] = b[m] with a boolean mask ---------------------------------------------------
+
+def _mask_write_torch(w):
+    a0, b0 = torch.tensor(X, requires_grad=True), torch.tensor(B, requires_grad=True)
+    a = a0 * 1.0
+    m = a > 0.3
+    a[m] = b0[m] * 2.0
+    (a * torch.tensor(w)).sum().backward()
+    return a, a0.grad, b0.grad
+
+
+def test_masked_write_back_like_torch(backend):
+    w = RNG.standard_normal(X.shape)
+    a0, b0 = _leaf(X), _leaf(B)
+    with af.allow_compute():  # b[m]: a data-dependent length on Dask
+        a = a0 * 1.0
+        m = a > 0.3
+        v = b0[m] * 2.0
+    with forbid_compute(backend):  # the write and its gradients stay lazy
+        a[m] = v
+        (a * af.asarray(w)).sum().backward()
+    at, gat, gbt = _mask_write_torch(w)
+    assert_allclose(a.detach().numpy(), at.detach().numpy())
+    assert_allclose(a0.grad.numpy(), gat.numpy())
+    assert_allclose(b0.grad.numpy(), gbt.numpy())
+
+
+def test_masked_write_back_where_spelling_stays_lazy(backend):
+    w = RNG.standard_normal(X.shape)
+    a0, b0 = _leaf(X), _leaf(B)
+    with forbid_compute(backend):
+        a = a0 * 1.0
+        m = a > 0.3
+        a = af.where(m, b0 * 2.0, a)
+        (a * af.asarray(w)).sum().backward()
+    at, gat, gbt = _mask_write_torch(w)
+    assert_allclose(a.detach().numpy(), at.detach().numpy())
+    assert_allclose(a0.grad.numpy(), gat.numpy())
+    assert_allclose(b0.grad.numpy(), gbt.numpy())
+
+
+def test_masked_selection_on_dask_names_getitem_and_the_lazy_spelling():
+    with af.use_backend("dask"):
+        a, b = af.asarray(X), af.asarray(-X)
+        with forbid_compute("dask"):
+            with pytest.raises(af.DataDependentShapeError,
+                               match=r"arrayflow\.getitem.*where\(m, b, a\)"):
+                a[a > 0.3] = b[a > 0.3]
+        assert_allclose(a.numpy(), X)  # nothing was written

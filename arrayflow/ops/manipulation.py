@@ -17,6 +17,7 @@ from typing import Any, TypeGuard
 
 from .. import _backend, _dtypes
 from .._typing import Array, Axis
+from . import _batch_util as _bu
 from ._registry import op
 from ._vjp_util import segment_sum as _segment_sum
 from ._vjp_util import sum_to_shape as _sum_to
@@ -100,6 +101,22 @@ def _broadcast_arrays_jvp(xp, tangents, out, *arrays):
     # output i depends on input i only: its tangent broadcast (None where it has none)
     return tuple(None if t is None else xp.broadcast_to(t, tuple(o.shape))
                  for t, o in zip(tangents["arrays"], out))
+
+@broadcast_arrays.defbatch
+def _broadcast_arrays_batch(op, public, args, kwargs):
+    # vmap: every array broadcast to the common logical shape behind the batch dimensions
+    ts = list(args)
+    levels = _bu.union(ts)
+    shape = tuple(broadcast_shapes(*(tuple(t.shape) for t in ts)))
+    sizes = tuple(lv.size for lv in levels)
+    out = []
+    for t in ts:
+        if _bu.is_batched(t):
+            p = _bu.aligned(t, levels, expand=True, rank=len(shape))
+            out.append(_bu.make(broadcast_to(p, sizes + shape), levels, t._origin))
+        else:
+            out.append(broadcast_to(t, shape))
+    return tuple(out)
 
 
 @op("broadcast_shapes", backend_arg=True, differentiable=False, out="raw",
@@ -187,6 +204,18 @@ def broadcast_to(xp, x: Array, /, shape: Sequence[int]):
 def _broadcast_to_vjp(xp, res, g):
     return (_sum_to(xp, g, res[0]),)
 
+@broadcast_to.defbatch
+def _broadcast_to_batch(op, public, args, kwargs):
+    # vmap: the batch dimensions prepended to the target shape
+    x = args[0]
+    if not _bu.is_batched(x) or not _bu.only_first_batched(args, kwargs):
+        return _bu.fallback_op(op, public, args, kwargs)
+    shape = tuple(args[1] if len(args) > 1 else kwargs["shape"])
+    if len(shape) < x.ndim:
+        return _bu.fallback_op(op, public, args, kwargs)
+    p = _bu.aligned(x, x._levels, rank=len(shape))
+    return _bu.make(public(p, tuple(p.shape[:len(x._levels)]) + shape), x._levels, x._origin)
+
 
 @op("concat", promote=("arrays",), aliases=("cat", "concatenate"), section="manipulation",
     dtypes="any", complex_ok=True, jvp=_joined_jvp("concat"))
@@ -245,6 +274,32 @@ def _concat_vjp(xp, res, g):
         start += n
     return (out,)
 
+@concat.defbatch
+def _concat_batch(op, public, args, kwargs):
+    # vmap (concat and stack): every array expanded to all batch dimensions, axis negative
+    args, kwargs = _bu.torch_kw(op, args, kwargs)
+    arrays = args[0]
+    rest = dict(kwargs)
+    if len(args) > 1:
+        rest["axis"] = args[1]
+    levels = _bu.union(arrays)
+    ns = {t.ndim for t in arrays}
+    if len(ns) != 1 or not levels:
+        return _bu.fallback_op(op, public, args, kwargs)
+    n = ns.pop()
+    ax = rest.get("axis", 0)
+    if ax is None and op.name == "concat":
+        ps = [reshape(_bu.aligned(t, levels, expand=True), tuple(lv.size for lv in levels)
+                      + (-1,)) for t in arrays]
+        rest["axis"] = -1
+    else:
+        ax = _bu.norm_axis(ax, n + 1 if op.name == "stack" else n)
+        if ax is None:
+            return _bu.fallback_op(op, public, args, kwargs)
+        rest["axis"] = ax
+        ps = [_bu.aligned(t, levels, expand=True) for t in arrays]
+    return _bu.make(public(ps, **rest), levels, _bu.origin(arrays))
+
 
 @op("expand_dims", section="manipulation", dtypes="any", torch_name="unsqueeze",
     complex_ok=True, vjp=_reshape_back, jvp="linear")
@@ -293,6 +348,16 @@ def expand_dims(xp, x: Array, /, axis: int | tuple[int, ...]):
         return y, (x.shape,)
     return xp.expand_dims(x, axis=axis), (x.shape,)
 
+@expand_dims.defbatch
+def _expand_dims_batch(op, public, args, kwargs):
+    # vmap: the new axes counted in the result's logical rank, negative
+    def fix(b, n, x):
+        ax = b["axis"]
+        m = n + (len(ax) if isinstance(ax, (tuple, list)) else 1)
+        b["axis"] = _bu.norm_axes(ax, m)
+        return None if b["axis"] is None else b
+    return _bu.single_axis(op, public, args, kwargs, fix)
+
 
 @op("flip", section="manipulation", dtypes="any", complex_ok=True, jvp="linear")
 def flip(xp, x: Array, /, *, axis: Axis = None):
@@ -326,6 +391,8 @@ def flip(xp, x: Array, /, *, axis: Axis = None):
 @flip.defvjp
 def _flip_vjp(xp, res, g):
     return (xp.flip(g, axis=res[0]),)
+
+flip.defbatch(_bu.axes_rule("axis"))
 
 
 @op("moveaxis", aliases=("movedim",), section="manipulation", dtypes="any", complex_ok=True,
@@ -367,6 +434,15 @@ def _moveaxis_vjp(xp, res, g):
     source, destination = res
     return (xp.moveaxis(g, destination, source),)
 
+@moveaxis.defbatch
+def _moveaxis_batch(op, public, args, kwargs):
+    # vmap: source and destination negative
+    def fix(b, n, x):
+        b["source"] = _bu.norm_axes(b["source"], n)
+        b["destination"] = _bu.norm_axes(b["destination"], n)
+        return None if b["source"] is None or b["destination"] is None else b
+    return _bu.single_axis(op, public, args, kwargs, fix)
+
 
 @op("permute_dims", aliases=("permute",), section="manipulation", dtypes="any",
     torch_name="permute", complex_ok=True, jvp="linear")
@@ -406,6 +482,18 @@ def _permute_dims_vjp(xp, res, g):
     for i, a in enumerate(axes):
         inv[a % len(axes)] = i
     return (xp.permute_dims(g, tuple(inv)),)
+
+@permute_dims.defbatch
+def _permute_dims_batch(op, public, args, kwargs):
+    # vmap: the batch dimensions kept in front of the permuted logical ones
+    def fix(b, n, x):
+        axes = tuple(b["axes"])
+        if sorted(a % n if n else a for a in axes) != list(range(n)) or len(axes) != n:
+            return None
+        k = len(x._levels)
+        b["axes"] = tuple(range(k)) + tuple(k + a % n for a in axes)
+        return b
+    return _bu.single_axis(op, public, args, kwargs, fix)
 
 
 def _repeat_grad(xp, g, repeats, axis, n):
@@ -466,6 +554,8 @@ def _repeat_vjp(xp, res, g):
         return (xp.reshape(gx, shape), None)
     return (_repeat_grad(xp, g, repeats, axis, shape[axis]), None)
 
+repeat.defbatch(_bu.flat_or_axis_rule(reshape_back=False))
+
 
 @op("reshape", section="manipulation", dtypes="any", complex_ok=True, vjp=_reshape_back,
     jvp="linear")
@@ -501,6 +591,18 @@ def reshape(xp, x: Array, /, shape: Sequence[int], *, copy: bool | None = None):
     """
     kw = {} if copy is None else {"copy": copy}
     return xp.reshape(x, tuple(shape), **kw), (x.shape,)
+
+@reshape.defbatch
+def _reshape_batch(op, public, args, kwargs):
+    # vmap: the batch dimensions prepended to the target shape
+    x = args[0]
+    if not _bu.is_batched(x) or not _bu.only_first_batched(args, kwargs):
+        return _bu.fallback_op(op, public, args, kwargs)
+    shape = args[1] if len(args) > 1 else kwargs.get("shape")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    rest = {k: v for k, v in kwargs.items() if k != "shape"}
+    bshape = tuple(x._phys.shape[:len(x._levels)])
+    return _bu.make(public(x._phys, bshape + shape, **rest), x._levels, x._origin)
 
 
 @op("roll", section="manipulation", dtypes="any", complex_ok=True, jvp="linear")
@@ -541,6 +643,8 @@ def _roll_vjp(xp, res, g):
     neg = tuple(-s for s in shift) if isinstance(shift, tuple) else -shift
     return (xp.roll(g, neg, axis=axis),)
 
+roll.defbatch(_bu.flat_or_axis_rule(reshape_back=True))
+
 
 @op("squeeze", section="manipulation", dtypes="any", complex_ok=True, vjp=_reshape_back,
     jvp="linear")
@@ -571,6 +675,8 @@ def squeeze(xp, x: Array, /, axis: int | tuple[int, ...]):
     Source: array API standard 2025.12, ``squeeze``.
     """
     return xp.squeeze(x, axis=axis), (x.shape,)
+
+squeeze.defbatch(_bu.axis_rule("axis", 0))
 
 
 @op("stack", promote=("arrays",), section="manipulation", dtypes="any", complex_ok=True,
@@ -613,6 +719,8 @@ def stack(xp, arrays: Sequence[Array], /, axis: int = 0, *, dim: int | None = No
 def _stack_vjp(xp, res, g):
     (axis,) = res
     return (list(xp.unstack(g, axis=axis)),)
+
+stack.defbatch(_concat_batch)
 
 
 @op("tile", section="manipulation", dtypes="any", complex_ok=True, jvp="linear")
@@ -657,6 +765,18 @@ def _tile_vjp(xp, res, g):
     gx = xp.sum(xp.reshape(g, tuple(inter)), axis=tuple(range(0, 2 * nd, 2)))
     return (xp.reshape(gx, res[0]),)
 
+@tile.defbatch
+def _tile_batch(op, public, args, kwargs):
+    # vmap: repetitions of 1 for the batch dimensions
+    x = args[0]
+    if not _bu.is_batched(x) or not _bu.only_first_batched(args, kwargs):
+        return _bu.fallback_op(op, public, args, kwargs)
+    reps = tuple(args[1] if len(args) > 1 else kwargs["repetitions"])
+    r = max(x.ndim, len(reps))
+    p = _bu.aligned(x, x._levels, rank=r)
+    reps = (1,) * (len(x._levels) + r - len(reps)) + reps
+    return _bu.make(public(p, reps), x._levels, x._origin)
+
 
 @op("unstack", out="tuple", section="manipulation", dtypes="any", torch_name="unbind",
     complex_ok=True, jvp="linear")
@@ -692,6 +812,8 @@ def unstack(xp, x: Array, /, *, axis: int = 0):
 def _unstack_vjp(xp, res, *gs):
     (axis,) = res
     return (xp.stack(gs, axis=axis),)
+
+unstack.defbatch(_bu.axis_rule("axis", 0))
 
 
 # --- indexing functions ------------------------------------------------------------------
@@ -791,6 +913,37 @@ def _take_vjp(xp, res, g):
         return (xp.reshape(flat, shape), None)
     return (_segment_sum(xp, g, indices, shape[axis], axis), None)
 
+@take.defbatch
+def _take_batch(op, public, args, kwargs):
+    # vmap: a batched x with plain indices along a negative axis; plain x (an embedding
+    # table) with batched 1-d indices: all the indices gathered at once
+    x, idx = args[0], args[1]
+    ax = kwargs.get("axis")
+    if not _bu.is_batched(x) and idx.ndim == 1 and (ax is not None or x.ndim == 1):
+        # the gathered axis is split into the batch dimensions and the indices'
+        a = _bu.norm_axis(0 if ax is None else ax, x.ndim)
+        if a is None:
+            return _bu.fallback_op(op, public, args, kwargs)
+        a += x.ndim
+        k = len(idx._levels)
+        bsh = tuple(idx._phys.shape[:k])
+        out = public(x, reshape(idx._phys, (-1,)), axis=a)
+        out = reshape(out, tuple(x.shape[:a]) + bsh + tuple(idx.shape) + tuple(
+            x.shape[a + 1:]))
+        if a:
+            out = moveaxis(out, tuple(range(a, a + k)), tuple(range(k)))
+        return _bu.make(out, idx._levels, idx._origin)
+    if not _bu.is_batched(x) or _bu.is_batched(idx):
+        return _bu.fallback_op(op, public, args, kwargs)
+    if ax is None:
+        if x.ndim != 1:
+            return _bu.fallback_op(op, public, args, kwargs)
+        ax = 0
+    ax = _bu.norm_axis(ax, x.ndim)
+    if ax is None:
+        return _bu.fallback_op(op, public, args, kwargs)
+    return _bu.make(public(x._phys, idx, axis=ax), x._levels, x._origin)
+
 
 def _take_along_axis_fallback(xp, x, indices, axis):
     # Standard-only fallback: flatten and gather with ``take``.
@@ -869,6 +1022,21 @@ def _take_along_axis_vjp(xp, res, g):
     summed = xp.sum(contrib, axis=axis)  # (..., ..., n) with axis removed
     gx = xp.moveaxis(summed, -1, axis)
     return (xp.broadcast_to(gx, shape) if tuple(gx.shape) != tuple(shape) else gx, None)
+
+@take_along_axis.defbatch
+def _take_along_axis_batch(op, public, args, kwargs):
+    # vmap: both expanded to all batch dimensions, axis negative
+    x, idx = args[0], args[1]
+    ax = kwargs.get("axis", args[2] if len(args) > 2 else -1)
+    levels = _bu.union((x, idx))
+    if x.ndim != idx.ndim:
+        return _bu.fallback_op(op, public, args, kwargs)
+    ax = _bu.norm_axis(ax, x.ndim)
+    if ax is None:
+        return _bu.fallback_op(op, public, args, kwargs)
+    xp = _bu.aligned(x, levels, expand=True)
+    ip = _bu.aligned(idx, levels, expand=True)
+    return _bu.make(public(xp, ip, axis=ax), levels, _bu.origin((x, idx)))
 
 
 # --- getitem and index_put -------------------------------------------------------------
@@ -1453,6 +1621,13 @@ def getitem(backend, x: Array, key: Any, /):
         x = backend.getitem(x, pre)
         key = rest
     y = backend.getitem(x, key)
+    if backend.lazy and not _backend.compute_allowed() and any(
+            n is None or n != n for n in tuple(y.shape)):
+        # a boolean mask's selection (its length depends on values): the registry's error,
+        # with the lazy spelling of the common write-back idiom
+        err = _backend.data_dependent_error("getitem", backend)
+        raise type(err)(f"{err} For the idiom `a[m] = b[m]`, write `a = arrayflow.where(m, "
+                        f"b, a)`: the same values and gradients, and it stays lazy")
     mid = None
     if post is not None:
         mid = tuple(y.shape)
@@ -1473,6 +1648,22 @@ def _getitem_vjp(xp, res, g):
     if shape0 is not None:
         g = xp.reshape(g, shape0)
     return (g, None)
+
+@getitem.defbatch
+def _getitem_batch(op, public, args, kwargs):
+    # vmap: full slices for the batch dimensions in front of the key (moved back in front
+    # where separated advanced indices put them behind); a batched key loops
+    x, key = args[0], args[1]
+    pk = _bu.phys_key(x, key) if _bu.is_batched(x) else None
+    if pk is None:
+        return _bu.fallback_op(op, public, args, kwargs)
+    phys_key, nadv = pk
+    out = public(x._phys, phys_key)
+    k = len(x._levels)
+    if nadv:
+        nadv = max(nadv, 0)
+        out = moveaxis(out, tuple(range(nadv, nadv + k)), tuple(range(k)))
+    return _bu.make(out, x._levels, x._origin)
 
 
 def _flat_put(backend, xp, x, key, values):
@@ -1732,3 +1923,18 @@ def _index_put_jvp(xp, tangents, out, x, key, values, /):
     tv = tangents.get("values")
     return xp.index_put(xp.zeros_like(out) if tx is None else tx, key,
                         0.0 if tv is None else tv)
+
+@index_put.defbatch
+def _index_put_batch(op, public, args, kwargs):
+    # vmap: x expanded to all batch dimensions, the key's full slices in front, the value
+    # aligned with the selected region
+    x, key, value = args[0], args[1], args[2]
+    levels = _bu.union((x, value))
+    xb = _bu.make(_bu.aligned(x, levels, expand=True), levels, _bu.origin((x, value)))
+    pk = _bu.phys_key(xb, key)
+    if pk is None or pk[1]:
+        return _bu.fallback_op(op, public, args, kwargs)
+    sub = getitem(xb._phys, pk[0])
+    if _bu.is_batched(value):
+        value = _bu.aligned(value, levels, rank=sub.ndim - len(levels))
+    return _bu.make(public(xb._phys, pk[0], value), levels, xb._origin)
