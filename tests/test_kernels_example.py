@@ -20,12 +20,26 @@ import pytest
 from conftest import backend_unusable_reason, forbid_compute, on_backend
 
 import arrayflow as af
-from arrayflow.examples import kernels as K
 from arrayflow.library import OpCheckError
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
+
+class _Example:
+    """``arrayflow.examples.kernels``, imported at the first use in a test, not at collection:
+    importing it registers custom ops in the global registry, which other test modules'
+    walks over ``get_overridable_functions()`` would then see."""
+
+    def __getattr__(self, name):
+        if name.startswith(("_", "pytest")):  # pytest's probes during collection
+            raise AttributeError(name)
+        from arrayflow.examples import kernels
+
+        return getattr(kernels, name)
+
+
+K = _Example()
 ROOT = Path(__file__).resolve().parents[1]
 X = np.random.default_rng(7).standard_normal(64) * 3.0   # 8 chunks of 8 on Dask
 W = np.random.default_rng(8).standard_normal(64)         # weights of the loss
