@@ -164,3 +164,49 @@ def test_documented_op_list_is_generated_from_the_table():
             assert f"## {title}" in md
     page = (ROOT / "docs" / "reference" / "ops.md").read_text()
     assert op_table.MARKER in page
+
+
+# Ops that vmap runs through the per-sample loop (or whose loop raises), with the reason.
+VMAP_LOOP_OR_RAISE = {
+    "allclose": "returns a Python bool: data-dependent, raises inside vmap",
+    "broadcast_shapes": "takes shapes, never a Tensor",
+    "arange": "creation from Python numbers (a batched bound loops)",
+    "empty": "creation from a shape", "eye": "creation from sizes",
+    "full": "creation from a shape (a batched fill value loops)",
+    "linspace": "creation from Python numbers (a batched bound loops)",
+    "ones": "creation from a shape", "zeros": "creation from a shape",
+    "fft.fftfreq": "creation from sizes", "fft.rfftfreq": "creation from sizes",
+    "rand": "random creation", "randn": "random creation", "randint": "random creation",
+    "randperm": "random creation",
+    "isin": "a test against a set: loops", "searchsorted": "loops (one search per sample)",
+    "meshgrid": "loops (variadic, no axis to shift)",
+    "nonzero": "data-dependent output shape: the loop's stack raises for ragged samples",
+    "unique_all": "data-dependent output shape", "unique_counts": "data-dependent output shape",
+    "unique_inverse": "data-dependent output shape",
+    "unique_values": "data-dependent output shape",
+    "persist": "Dask evaluation control: loops", "rechunk": "Dask chunking: loops",
+}
+
+
+def test_every_op_has_a_batching_rule_or_a_listed_reason():
+    from arrayflow.func import _batching
+
+    missing = [n for n, o in OPS.items() if not (o.batch or _batching._derive(o))
+               and n not in VMAP_LOOP_OR_RAISE]
+    assert not missing, f"ops without a vmap batching rule (declare one with @op.defbatch, or " \
+                        f"list the op in VMAP_LOOP_OR_RAISE with the reason): {missing}"
+    stale = [n for n in VMAP_LOOP_OR_RAISE if n in OPS
+             and (OPS[n].batch or _batching._derive(OPS[n]))]
+    assert not stale, f"listed as looping but they have a rule: {stale}"
+    # declared rules live in the op table (arrayflow/ops), which imports nothing from func
+    for n, o in OPS.items():
+        if o.batch is not None:
+            assert o.batch.__module__.startswith("arrayflow.ops."), (n, o.batch.__module__)
+
+
+def test_defbatch_attaches_to_the_canonical_op_only():
+    with pytest.raises(TypeError, match="alias of arrayflow.concat"):
+        ALIASES["cat"].defbatch(lambda *a: None)
+    with pytest.raises(TypeError, match="expected a function"):
+        OPS["concat"].defbatch("linear")
+    assert ALIASES["cat"].batch is OPS["concat"].batch is not None

@@ -1008,3 +1008,92 @@ def test_inplace_random_fills_follow_randomness_as_torch():
             vmap(lambda t: t + af.zeros(3).uniform_(), randomness=mode)(x)
     r = vmap(lambda t: t + af.zeros(3).uniform_(), randomness="same")(x).numpy()
     np.testing.assert_array_equal(r, np.broadcast_to(r[0], r.shape))
+
+
+# --- the rules declared in the op table (Op.batch), each without the loop -----------------------
+
+def _ns(t):
+    return af if isinstance(t, af.Tensor) else torch
+
+
+_A = RNG.standard_normal((3, 4, 5))
+_V = RNG.standard_normal((3, 4))
+_V5 = RNG.standard_normal((3, 5))
+_SQ = RNG.standard_normal((3, 4, 4)) + 4 * np.eye(4)
+_C3 = RNG.standard_normal((3, 2, 3))
+DECLARED_CASES = {
+    "broadcast_arrays": (lambda t, u: _ns(t).broadcast_tensors(t, u) if _ns(t) is torch
+                         else af.broadcast_arrays(t, u), (_A, _V[0, :1]), (0, None)),
+    "broadcast_to": (lambda t: _ns(t).broadcast_to(t[:1], (2, 4, 5)), (_A,), (0,)),
+    "concat": (lambda t: af.concat([t, t], axis=-1) if _ns(t) is af else torch.cat([t, t], -1),
+               (_A,), (0,)),
+    "stack": (lambda t, u: af.stack([t, u], axis=1) if _ns(t) is af else torch.stack([t, u], 1),
+              (_A, _A[0]), (0, None)),
+    "expand_dims": (lambda t: af.expand_dims(t, axis=1) if _ns(t) is af else t.unsqueeze(1),
+                    (_A,), (0,)),
+    "squeeze": (lambda t: af.squeeze(t[:1], axis=0) if _ns(t) is af else t[:1].squeeze(0),
+                (_A,), (0,)),
+    "unstack": (lambda t: af.unstack(t, axis=1) if _ns(t) is af else torch.unbind(t, 1),
+                (_A,), (0,)),
+    "flip": (lambda t: af.flip(t, axis=0) if _ns(t) is af else torch.flip(t, (0,)), (_A,), (0,)),
+    "roll": (lambda t: af.roll(t, 2) if _ns(t) is af else torch.roll(t, 2), (_A,), (0,)),
+    "roll:axis": (lambda t: af.roll(t, 1, axis=1) if _ns(t) is af else torch.roll(t, 1, 1),
+                  (_A,), (0,)),
+    "moveaxis": (lambda t: _ns(t).movedim(t, 0, 1), (_A,), (0,)),
+    "permute_dims": (lambda t: af.permute_dims(t, (1, 0)) if _ns(t) is af else t.permute(1, 0),
+                     (_A,), (0,)),
+    "repeat": (lambda t: af.repeat(t, 2, axis=0) if _ns(t) is af
+               else torch.repeat_interleave(t, 2, 0), (_A,), (0,)),
+    "reshape": (lambda t: _ns(t).reshape(t, (2, -1)), (_A,), (0,)),
+    "tile": (lambda t: af.tile(t, (2, 1)) if _ns(t) is af else torch.tile(t, (2, 1)), (_A,), (0,)),
+    "take": (lambda t, i: af.take(t, i, axis=1) if _ns(t) is af else torch.index_select(t, 1, i),
+             (_A, np.array([0, 2, 2])), (0, None)),
+    "take_along_axis": (lambda t, i: _ns(t).take_along_dim(t, i, 0) if _ns(t) is torch
+                        else af.take_along_axis(t, i, axis=0),
+                        (_A, RNG.integers(0, 4, (3, 2, 5))), (0, 0)),
+    "getitem": (lambda t: t[1:, ::2][..., None], (_A,), (0,)),
+    "index_put": (lambda t, v: af.index_put(t, (af.asarray([0, 2]),), v) if _ns(t) is af
+                  else t.index_put((torch.asarray([0, 2]),), v),
+                  (_A, _V[:, :1].repeat(5, 1)[:, None, :]), (0, 0)),
+    "matmul": (lambda t, u: t @ u, (_A, _V5), (0, 0)),
+    "matmul:vector_left": (lambda t, u: u @ t, (_A, _V), (0, 0)),
+    "vecdot": (lambda t, u: af.vecdot(t, u, axis=0) if _ns(t) is af
+               else torch.linalg.vecdot(t, u, dim=0), (_A, _A[0]), (0, None)),
+    "linalg.cross": (lambda t, u: _ns(t).linalg.cross(t, u), (_C3, _C3[0]), (0, None)),
+    # both operands batched, and of the batch size (3): the silent-wrong case of the old rule
+    "linalg.outer": (lambda t, u: af.linalg.outer(t, u) if _ns(t) is af else torch.outer(t, u),
+                     (_V[:, :3], _V[:, 1:]), (0, 0)),
+    "linalg.outer:one_batched": (lambda t, u: af.linalg.outer(t, u) if _ns(t) is af
+                                 else torch.outer(t, u), (_V[0], _V[:, :3]), (None, 0)),
+    "linalg.solve": (lambda t, u: _ns(t).linalg.solve(t, u), (_SQ, _V), (0, 0)),
+    "tensordot": (lambda t, u: _ns(t).tensordot(t, u, dims=([0], [0])) if _ns(t) is torch
+                  else af.tensordot(t, u, axes=([0], [0])), (_A, _V[0]), (0, None)),
+    "fft.fftn": (lambda t: _ns(t).fft.fftn(t), (_A,), (0,)),
+    "fft.ifftn": (lambda t: _ns(t).fft.ifftn(t, axes=(0,)) if _ns(t) is af
+                  else torch.fft.ifftn(t, dim=(0,)), (_A,), (0,)),
+    "fft.rfftn": (lambda t: _ns(t).fft.rfftn(t), (_A,), (0,)),
+    "fft.irfftn": (lambda t: _ns(t).fft.irfftn(_ns(t).fft.rfftn(t)), (_A,), (0,)),
+    "fft.fftshift": (lambda t: _ns(t).fft.fftshift(t), (_A,), (0,)),
+    "fft.ifftshift": (lambda t: af.fft.ifftshift(t, axes=1) if _ns(t) is af
+                      else torch.fft.ifftshift(t, dim=1), (_A,), (0,)),
+}
+
+
+def test_every_declared_rule_has_a_case():
+    declared = {n for n, o in OPS.items() if o.batch is not None}
+    assert declared == {k.split(":")[0] for k in DECLARED_CASES}
+
+
+@pytest.mark.parametrize("name", sorted(DECLARED_CASES))
+def test_declared_batching_rules_match_torch_without_the_loop(name):
+    f, arrays, dims = DECLARED_CASES[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the declared rule, not the loop
+        got = vmap(f, in_dims=dims)(*[af.asarray(a) for a in arrays])
+    want = tfunc.vmap(f, in_dims=dims)(*[torch.asarray(a) for a in arrays])
+    if isinstance(want, tuple):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            close(g, w, rtol=1e-6, atol=1e-9)
+    else:
+        close(got, want, rtol=1e-6, atol=1e-9)

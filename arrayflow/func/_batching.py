@@ -8,8 +8,10 @@ id), followed by the *logical* shape the vmapped function sees. It takes part in
 ``nn.functional`` call on it reaches :func:`handle`, which
 
 - runs an op once on the physical Tensors through its batching rule: the op's
-  ``batch`` slot in the op table when it has one, else a rule of :data:`RULES`
-  (keyed by op name), else one derived from the op table (section ``elementwise``:
+  ``batch`` slot in the op table when it has one (declared beside the op's forward,
+  VJP and JVP in ``arrayflow/ops/<family>.py``, with the helpers of
+  :mod:`arrayflow.ops._batch_util`), else one derived here from the op table (section
+  ``elementwise``:
   align ranks and broadcast; an ``axis`` parameter: axes shifted past the batch
   dimensions, written negative so that the leading dimensions never move);
 - decomposes composite functions (Tensor methods, ``nn.functional``, third-party
@@ -28,18 +30,28 @@ from __future__ import annotations
 import contextvars
 import inspect
 import itertools
-import operator
 import warnings
 from typing import Any
 
 from .. import _dtypes
+from ..ops import _batch_util as _bu
 from ..ops import creation as _c
-from ..ops import elementwise as _e
 from ..ops import manipulation as _m
+from ..ops._batch_util import aligned as _aligned
+from ..ops._batch_util import all_args as _all_args
+from ..ops._batch_util import flat as _flat
+from ..ops._batch_util import levels_of, physical
+from ..ops._batch_util import norm_axes as _norm_axes
+from ..ops._batch_util import norm_axis as _norm_axis
+from ..ops._batch_util import only_first_batched as _only_first_batched
+from ..ops._batch_util import origin as _origin
+from ..ops._batch_util import single_axis as _single_axis
+from ..ops._batch_util import union as _union
+from ..ops._batch_util import wrap as _wrap
 from ..ops._registry import Op
 from ..tensor import Tensor
 
-__all__ = ["BatchedTensor", "VmapLevel", "RULES", "handle", "active_levels", "make",
+__all__ = ["BatchedTensor", "VmapLevel", "handle", "active_levels", "make",
            "levels_of", "expand_to", "physical", "add_level", "remove_level"]
 
 
@@ -249,61 +261,6 @@ def make(phys: Tensor, levels: tuple, origin: str = "an input") -> Tensor:
     return t
 
 
-def levels_of(x: Any) -> tuple:
-    return x._levels if type(x) is BatchedTensor else ()
-
-
-def physical(x: Any) -> Any:
-    return x._phys if type(x) is BatchedTensor else x
-
-
-def _union(objs) -> tuple:
-    seen: dict = {}
-    for o in objs:
-        if type(o) is BatchedTensor:
-            for lv in o._levels:
-                seen[lv.id] = lv
-    return tuple(seen[i] for i in sorted(seen))
-
-
-def _origin(objs) -> str:
-    for o in objs:
-        if type(o) is BatchedTensor:
-            return o._origin
-    return "an input"
-
-
-def _aligned(x: Any, levels: tuple, expand: bool = False, rank: int | None = None) -> Tensor:
-    """``x``'s physical Tensor with one leading dimension per level of ``levels`` (size 1
-    where ``x`` is not batched, or the level's size with ``expand``), its logical shape
-    padded with leading 1s to ``rank`` dimensions."""
-    p = physical(x)
-    xl = levels_of(x)
-    logical = tuple(p.shape[len(xl):])
-    pad = () if rank is None else (1,) * (rank - len(logical))
-    if xl == levels and not pad:
-        return p
-    shape = []
-    j = 0
-    for lv in levels:
-        if j < len(xl) and xl[j] is lv:
-            shape.append(p.shape[j])
-            j += 1
-        else:
-            shape.append(1)
-    if j != len(xl):
-        raise RuntimeError("vmap: internal error: a value is batched at a level that is not "
-                           "active here (a batched Tensor escaped its vmap)")
-    new = tuple(shape) + pad + logical
-    if new != tuple(p.shape):
-        p = _m.reshape(p, new)
-    if expand:
-        full = tuple(lv.size for lv in levels) + pad + logical
-        if full != tuple(p.shape):
-            p = _m.broadcast_to(p, full)
-    return p
-
-
 def expand_to(x: Tensor, levels: tuple) -> Tensor:
     """``x``'s physical Tensor batched (broadcast) at all ``levels``."""
     return _aligned(x, levels, expand=True)
@@ -339,22 +296,7 @@ def remove_level(t: Tensor, level: VmapLevel, out_dim: int) -> Tensor:
     return make(p, ls[:pos] + ls[pos + 1:], t._origin)
 
 
-def _wrap(out: Any, levels: tuple, origin: str) -> Any:
-    if isinstance(out, Tensor):
-        return make(out, levels, origin)
-    if isinstance(out, tuple):
-        items = [_wrap(o, levels, origin) for o in out]
-        return type(out)(*items) if hasattr(out, "_fields") else tuple(items)
-    if isinstance(out, list):
-        return [_wrap(o, levels, origin) for o in out]
-    return out
-
-
 # --- the handler ---------------------------------------------------------------------------
-
-RULES: dict = {}
-"""Batching rules by op name, ``rule(op, public, args, kwargs)``, for ops whose rule is
-not derived from the op table (see the module docstring)."""
 
 FUNC_RULES: dict = {}
 """Batching rules of functions that are not ops (``nn.functional``, Tensor methods)."""
@@ -364,15 +306,6 @@ _WARNED: set = set()
 _CLOSURE_OPS: dict = {}
 _SCALAR_METHODS = {"item": ".item()", "tolist": ".tolist()", "numpy": ".numpy()",
                    "backward": ".backward() (use arrayflow.func.grad inside vmap)"}
-
-
-def _all_args(args, kwargs):
-    for a in args:
-        if type(a) is list or type(a) is tuple:
-            yield from a
-        else:
-            yield a
-    yield from kwargs.values()
 
 
 def _is_inplace_name(name: str) -> bool:
@@ -487,7 +420,7 @@ def _inplace_method(name: str, args, kwargs):
 def _op_rule(op: Op):
     r = _RULE_CACHE.get(op.name)
     if r is None:
-        r = getattr(op, "batch", None) or RULES.get(op.name) or _derive(op) or _fallback_op
+        r = op.batch or _derive(op) or _fallback_op
         _RULE_CACHE[op.name] = r
     return r
 
@@ -545,28 +478,8 @@ def _fallback(func, name: str, args: tuple, kwargs: dict) -> Any:
 
 # --- derived rules -----------------------------------------------------------------------------
 
-def _norm_axis(a, n: int):
-    """Axis ``a`` of a logical rank-``n`` value, as a negative axis (the same physically);
-    None when out of range (the caller falls back: the op raises its own error)."""
-    a = operator.index(a)
-    if not -n <= a < n:
-        return None
-    return a - n if a >= 0 else a
-
-
-def _norm_axes(a, n: int):
-    if isinstance(a, (tuple, list)):
-        out = [_norm_axis(e, n) for e in a]
-        return None if any(e is None for e in out) else tuple(out)
-    return _norm_axis(a, n)
-
-
 def _tensors(args, kwargs):
     return [a for a in _all_args(args, kwargs) if isinstance(a, Tensor)]
-
-
-def _only_first_batched(args, kwargs) -> bool:
-    return all(type(a) is not BatchedTensor for a in list(_all_args(args[1:], kwargs)))
 
 
 def _elementwise(op, public, args, kwargs):
@@ -581,33 +494,6 @@ def _elementwise(op, public, args, kwargs):
     return _wrap(out, levels, _origin(ts))
 
 
-def _torch_kw(op, args, kwargs):
-    """PyTorch's ``dim``/``keepdim`` spellings (and positional ``dim``) as the op takes them."""
-    if op.torch_kw and kwargs and ("dim" in kwargs or "keepdim" in kwargs):
-        kwargs = dict(kwargs)
-        for t, a in (("dim", "axis"), ("keepdim", "keepdims")):
-            if t in kwargs:
-                kwargs[a] = kwargs.pop(t)
-    if op.torch_pos and len(args) > 1:
-        kwargs = dict(kwargs)
-        for v, a in zip(args[1:], ("axis", "keepdims")):
-            kwargs[a] = v
-        args = args[:1]
-    if "dim" in kwargs and op.name in ("concat", "stack"):
-        kwargs = dict(kwargs)
-        d = kwargs.pop("dim")
-        if d is not None:
-            kwargs["axis"] = d
-    return args, kwargs
-
-
-def _bind(op, args, kwargs):
-    try:
-        return op.__signature__.bind(*args, **kwargs).arguments
-    except TypeError:
-        return None
-
-
 _REDUCE = {"sum", "prod", "mean", "std", "var", "max", "min", "all", "any", "count_nonzero",
            "linalg.vector_norm"}
 _AXIS_INT = {"argmax", "argmin", "cumulative_sum", "cumulative_prod", "sort", "argsort",
@@ -617,6 +503,11 @@ _LEADING = {"linalg.cholesky", "linalg.det", "linalg.diagonal", "linalg.eigh",
             "linalg.matrix_norm", "linalg.matrix_power", "linalg.matrix_rank", "linalg.pinv",
             "linalg.qr", "linalg.slogdet", "linalg.svd", "linalg.svdvals", "linalg.trace",
             "matrix_transpose", "tril", "triu"}
+# element-wise (broadcasting) ops outside the standard's element-wise section
+_ELEMENTWISE_OTHER = {"where", "erf", "isclose", "special.erfc", "special.expit",
+                      "special.logit", "special.xlogy", "special.xlog1py", "special.entr",
+                      "special.rel_entr", "special.sinc", "special.ndtr", "special.log_ndtr",
+                      "special.erfinv", "special.ndtri"}
 _UNARY_PHYS = {"empty_like", "zeros_like", "ones_like", "full_like", "asarray", "tensor",
                "astype", "from_dlpack"}
 
@@ -627,7 +518,7 @@ def _derive(op: Op):
         if op.section == "data_type":
             return _dtype_only
         return None
-    if op.section == "elementwise" or name in ("where", "erf", "isclose"):
+    if op.section == "elementwise" or name in _ELEMENTWISE_OTHER:
         return _elementwise
     if name in _REDUCE:
         return _reduce
@@ -659,48 +550,6 @@ def _leading(op, public, args, kwargs):
     if type(x) is not BatchedTensor or not _only_first_batched(args, kwargs) or x.ndim < 2:
         return _fallback_op(op, public, args, kwargs)
     return _wrap(public(x._phys, *args[1:], **kwargs), x._levels, x._origin)
-
-
-def _single_axis(op, public, args, kwargs, fix):
-    """Common body of the one-Tensor axis rules: ``fix(bound, n)`` rewrites the bound
-    arguments (None: fall back)."""
-    args, kwargs = _torch_kw(op, args, kwargs)
-    x = args[0] if args else None
-    if type(x) is not BatchedTensor or not _only_first_batched(args, kwargs):
-        return _fallback_op(op, public, args, kwargs)
-    bound = _bind(op, args, kwargs)
-    if bound is None:
-        return _fallback_op(op, public, args, kwargs)
-    bound = dict(bound)
-    try:
-        new = fix(bound, x.ndim, x)
-    except TypeError:
-        new = None
-    if new is None:
-        return _fallback_op(op, public, args, kwargs)
-    if isinstance(new, Tensor):  # the rule computed the result itself
-        return new
-    out = _call_positional(op, public, x._phys, new)
-    return _wrap(out, x._levels, x._origin)
-
-
-def _call_positional(op, public, phys, bound):
-    pos, kw = [phys], {}
-    for p in list(op.__signature__.parameters.values())[1:]:
-        if p.name not in bound:
-            continue
-        if p.kind == p.POSITIONAL_ONLY:
-            pos.append(bound[p.name])
-        elif p.kind == p.VAR_POSITIONAL:
-            pos.extend(bound[p.name])
-        else:
-            kw[p.name] = bound[p.name]
-    return public(*pos, **kw)
-
-
-def _flat(x: BatchedTensor) -> Tensor:
-    k = len(x._levels)
-    return _m.reshape(x._phys, tuple(x._phys.shape[:k]) + (-1,))
 
 
 def _reduce(op, public, args, kwargs):
@@ -741,338 +590,12 @@ def _axis_int(op, public, args, kwargs):
     return _single_axis(op, public, args, kwargs, fix)
 
 
-def _rule(*names):
-    def deco(fn):
-        for n in names:
-            RULES[n] = fn
-        return fn
-    return deco
-
-
-@_rule("flip", "roll", "expand_dims", "squeeze", "unstack", "moveaxis", "permute_dims",
-       "fft.fftshift", "fft.ifftshift", "fft.fftn", "fft.ifftn", "fft.rfftn", "fft.irfftn",
-       "repeat")
-def _manip_axis(op, public, args, kwargs):
-    name = op.name
-    if name == "repeat" and len(args) > 1 and type(args[1]) is BatchedTensor:
-        return _fallback_op(op, public, args, kwargs)
-
-    def fix(b, n, x):
-        if name in ("flip", "fft.fftshift", "fft.ifftshift"):
-            key = "axis" if name == "flip" else "axes"
-            ax = b.get(key)
-            b[key] = tuple(range(-n, 0)) if ax is None else _norm_axes(ax, n)
-            return None if b[key] is None else b
-        if name in ("roll", "repeat"):
-            if b.get("axis") is None:
-                flat = _flat(x)
-                rest = {k: v for k, v in b.items() if k not in ("x", "axis")}
-                if name == "roll":
-                    out = _call_positional(op, public, flat, dict(rest, axis=-1))
-                    out = _m.reshape(out, tuple(x._phys.shape))
-                else:
-                    out = _call_positional(op, public, flat, dict(rest, axis=-1))
-                return make(out, x._levels, x._origin)
-            b["axis"] = _norm_axes(b["axis"], n)
-            return None if b["axis"] is None else b
-        if name == "expand_dims":
-            ax = b["axis"]
-            m = n + (len(ax) if isinstance(ax, (tuple, list)) else 1)
-            b["axis"] = _norm_axes(ax, m)
-            return None if b["axis"] is None else b
-        if name in ("squeeze", "unstack"):
-            b["axis"] = _norm_axes(b.get("axis", 0), n)
-            return None if b["axis"] is None else b
-        if name == "moveaxis":
-            b["source"] = _norm_axes(b["source"], n)
-            b["destination"] = _norm_axes(b["destination"], n)
-            return None if b["source"] is None or b["destination"] is None else b
-        if name == "permute_dims":
-            axes = tuple(b["axes"])
-            if sorted(a % n if n else a for a in axes) != list(range(n)) or len(axes) != n:
-                return None
-            k = len(x._levels)
-            b["axes"] = tuple(range(k)) + tuple(k + a % n for a in axes)
-            return b
-        # fftn family
-        s, axes = b.get("s"), b.get("axes")
-        if axes is None:
-            axes = tuple(range(-len(s), 0)) if s is not None else tuple(range(-n, 0))
-        b["axes"] = _norm_axes(tuple(axes), n)
-        return None if b["axes"] is None else b
-    return _single_axis(op, public, args, kwargs, fix)
-
-
-@_rule("reshape")
-def _reshape(op, public, args, kwargs):
-    x = args[0]
-    if type(x) is not BatchedTensor or not _only_first_batched(args, kwargs):
-        return _fallback_op(op, public, args, kwargs)
-    shape = args[1] if len(args) > 1 else kwargs.get("shape")
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    rest = {k: v for k, v in kwargs.items() if k != "shape"}
-    bshape = tuple(x._phys.shape[:len(x._levels)])
-    return make(public(x._phys, bshape + shape, **rest), x._levels, x._origin)
-
-
-@_rule("broadcast_to")
-def _broadcast_to(op, public, args, kwargs):
-    x = args[0]
-    if type(x) is not BatchedTensor or not _only_first_batched(args, kwargs):
-        return _fallback_op(op, public, args, kwargs)
-    shape = tuple(args[1] if len(args) > 1 else kwargs["shape"])
-    if len(shape) < x.ndim:
-        return _fallback_op(op, public, args, kwargs)
-    p = _aligned(x, x._levels, rank=len(shape))
-    return make(public(p, tuple(p.shape[:len(x._levels)]) + shape), x._levels, x._origin)
-
-
-@_rule("broadcast_arrays")
-def _broadcast_arrays(op, public, args, kwargs):
-    ts = list(args)
-    levels = _union(ts)
-    shape = _m.broadcast_shapes(*(tuple(t.shape) for t in ts))
-    sizes = tuple(lv.size for lv in levels)
-    out = []
-    for t in ts:
-        if type(t) is BatchedTensor:
-            p = _aligned(t, levels, expand=True, rank=len(shape))
-            out.append(make(_m.broadcast_to(p, sizes + tuple(shape)), levels, t._origin))
-        else:
-            out.append(_m.broadcast_to(t, tuple(shape)))
-    return tuple(out)
-
-
-@_rule("tile")
-def _tile(op, public, args, kwargs):
-    x = args[0]
-    if type(x) is not BatchedTensor or not _only_first_batched(args, kwargs):
-        return _fallback_op(op, public, args, kwargs)
-    reps = tuple(args[1] if len(args) > 1 else kwargs["repetitions"])
-    r = max(x.ndim, len(reps))
-    p = _aligned(x, x._levels, rank=r)
-    reps = (1,) * (len(x._levels) + r - len(reps)) + reps
-    return make(public(p, reps), x._levels, x._origin)
-
-
-@_rule("concat", "stack")
-def _concat(op, public, args, kwargs):
-    args, kwargs = _torch_kw(op, args, kwargs)
-    arrays = args[0]
-    rest = dict(kwargs)
-    if len(args) > 1:
-        rest["axis"] = args[1]
-    levels = _union(arrays)
-    ns = {t.ndim for t in arrays}
-    if len(ns) != 1 or not levels:
-        return _fallback_op(op, public, args, kwargs)
-    n = ns.pop()
-    ax = rest.get("axis", 0)
-    if ax is None and op.name == "concat":
-        ps = [_m.reshape(_aligned(t, levels, expand=True), tuple(lv.size for lv in levels)
-                         + (-1,)) for t in arrays]
-        rest["axis"] = -1
-    else:
-        ax = _norm_axis(ax, n + 1 if op.name == "stack" else n)
-        if ax is None:
-            return _fallback_op(op, public, args, kwargs)
-        rest["axis"] = ax
-        ps = [_aligned(t, levels, expand=True) for t in arrays]
-    return make(public(ps, **rest), levels, _origin(arrays))
-
-
-@_rule("take")
-def _take(op, public, args, kwargs):
-    x, idx = args[0], args[1]
-    ax = kwargs.get("axis")
-    if type(x) is not BatchedTensor and idx.ndim == 1 and (ax is not None or x.ndim == 1):
-        # gathering from an unbatched x (an embedding table): all the batched indices at
-        # once, then the gathered axis split into the batch dimensions and the indices'
-        a = _norm_axis(0 if ax is None else ax, x.ndim)
-        if a is None:
-            return _fallback_op(op, public, args, kwargs)
-        a += x.ndim
-        k = len(idx._levels)
-        bsh = tuple(idx._phys.shape[:k])
-        out = public(x, _m.reshape(idx._phys, (-1,)), axis=a)
-        out = _m.reshape(out, tuple(x.shape[:a]) + bsh + tuple(idx.shape) + tuple(
-            x.shape[a + 1:]))
-        if a:
-            out = _m.moveaxis(out, tuple(range(a, a + k)), tuple(range(k)))
-        return make(out, idx._levels, idx._origin)
-    if type(x) is not BatchedTensor or type(idx) is BatchedTensor:
-        return _fallback_op(op, public, args, kwargs)
-    if ax is None:
-        if x.ndim != 1:
-            return _fallback_op(op, public, args, kwargs)
-        ax = 0
-    ax = _norm_axis(ax, x.ndim)
-    if ax is None:
-        return _fallback_op(op, public, args, kwargs)
-    return make(public(x._phys, idx, axis=ax), x._levels, x._origin)
-
-
-@_rule("take_along_axis")
-def _take_along_axis(op, public, args, kwargs):
-    x, idx = args[0], args[1]
-    ax = kwargs.get("axis", args[2] if len(args) > 2 else -1)
-    levels = _union((x, idx))
-    if x.ndim != idx.ndim:
-        return _fallback_op(op, public, args, kwargs)
-    ax = _norm_axis(ax, x.ndim)
-    if ax is None:
-        return _fallback_op(op, public, args, kwargs)
-    xp = _aligned(x, levels, expand=True)
-    ip = _aligned(idx, levels, expand=True)
-    return make(public(xp, ip, axis=ax), levels, _origin((x, idx)))
-
-
-@_rule("matmul")
-def _matmul(op, public, args, kwargs):
-    a, b = args[0], args[1]
-    levels = _union((a, b))
-    na, nb = a.ndim, b.ndim
-    if na == 0 or nb == 0:
-        return _fallback_op(op, public, args, kwargs)
-    L = max(na, nb, 2)
-
-    def prep(t, vec_axis):
-        n = t.ndim
-        if type(t) is BatchedTensor:
-            p = _aligned(t, levels)
-            if n == 1:
-                p = _m.expand_dims(p, axis=vec_axis)
-            return _aligned(make(p, levels), levels, rank=L)
-        if n == 1:
-            return _m.expand_dims(t, axis=vec_axis)
-        return t
-
-    out = public(prep(a, -2), prep(b, -1))
-    if nb == 1:
-        out = _m.squeeze(out, axis=-1)
-    if na == 1:
-        out = _m.squeeze(out, axis=-1 if nb == 1 else -2)
-    return make(out, levels, _origin((a, b)))
-
-
-@_rule("vecdot", "linalg.cross")
-def _vecdot(op, public, args, kwargs):
-    a, b = args[0], args[1]
-    levels = _union((a, b))
-    r = max(a.ndim, b.ndim)
-    ax = _norm_axis(kwargs.get("axis", -1), r)
-    if ax is None or r == 0:
-        return _fallback_op(op, public, args, kwargs)
-
-    def conv(t):
-        return _aligned(t, levels, rank=r) if type(t) is BatchedTensor else t
-
-    return make(public(conv(a), conv(b), axis=ax), levels, _origin((a, b)))
-
-
-@_rule("linalg.outer")
-def _outer(op, public, args, kwargs):
-    a, b = args[0], args[1]
-    if a.ndim != 1 or b.ndim != 1:
-        return _fallback_op(op, public, args, kwargs)
-    levels = _union((a, b))
-    pa = _m.expand_dims(_aligned(a, levels), axis=-1) if type(a) is BatchedTensor else \
-        _m.expand_dims(a, axis=-1)
-    pb = _aligned(b, levels) if type(b) is BatchedTensor else b
-    return make(_e.multiply(pa, pb), levels, _origin((a, b)))
-
-
-@_rule("linalg.solve")
-def _solve(op, public, args, kwargs):
-    a, b = args[0], args[1]
-    levels = _union((a, b))
-    if a.ndim < 2 or b.ndim < 1:
-        return _fallback_op(op, public, args, kwargs)
-    pa = _aligned(a, levels, expand=True)
-    if b.ndim == 1:
-        pb = _m.expand_dims(_aligned(b, levels, expand=True), axis=-1)
-        return make(_m.squeeze(public(pa, pb), axis=-1), levels, _origin((a, b)))
-    r = max(a.ndim, b.ndim)
-    pa = _aligned(make(pa, levels), levels, rank=r)
-    pb = _aligned(b, levels, expand=True, rank=r)
-    return make(public(pa, pb), levels, _origin((a, b)))
-
-
-# --- indexing ---------------------------------------------------------------------------------
-
-def _is_adv(e) -> bool:
-    return isinstance(e, (Tensor, list)) or (hasattr(e, "dtype") and hasattr(e, "shape"))
-
-
-def _key_tuple(key):
-    return key if type(key) is tuple else (key,)
-
-
-def _phys_key(x: BatchedTensor, key):
-    """The key indexing ``x``'s physical Tensor, and whether the batch dimensions end up
-    behind the advanced-index dimensions (numpy's rule for separated advanced indices);
-    None when the rule does not apply (a batched index, a separated boolean mask)."""
-    kt = _key_tuple(key)
-    if any(type(e) is BatchedTensor for e in kt):
-        return None
-    adv = [i for i, e in enumerate(kt) if _is_adv(e)]
-    nadv = 0
-    if adv:
-        marks = [i for i, e in enumerate(kt) if _is_adv(e) or type(e) is int]
-        separated = marks != list(range(marks[0], marks[-1] + 1))
-        if separated:
-            shapes = []
-            for i in marks:
-                e = kt[i]
-                if type(e) is int:
-                    shapes.append(())
-                elif isinstance(e, list) or getattr(e, "dtype", None) in (_dtypes.bool,):
-                    return None
-                else:
-                    sh = tuple(e.shape)
-                    if isinstance(e, Tensor) and e.dtype is _dtypes.bool:
-                        return None
-                    shapes.append(sh)
-            nadv = len(_m.broadcast_shapes(*shapes)) if shapes else 0
-            nadv = nadv if nadv else -1  # separated but 0-d: batch dims still move
-    return (slice(None),) * len(x._levels) + kt, nadv
-
-
-@_rule("getitem")
-def _getitem(op, public, args, kwargs):
-    x, key = args[0], args[1]
-    pk = _phys_key(x, key) if type(x) is BatchedTensor else None
-    if pk is None:
-        return _fallback_op(op, public, args, kwargs)
-    phys_key, nadv = pk
-    out = public(x._phys, phys_key)
-    k = len(x._levels)
-    if nadv:
-        nadv = max(nadv, 0)
-        out = _m.moveaxis(out, tuple(range(nadv, nadv + k)), tuple(range(k)))
-    return make(out, x._levels, x._origin)
-
-
-@_rule("index_put")
-def _index_put(op, public, args, kwargs):
-    x, key, value = args[0], args[1], args[2]
-    levels = _union((x, value))
-    xb = make(_aligned(x, levels, expand=True), levels, _origin((x, value)))
-    pk = _phys_key(xb, key)
-    if pk is None or pk[1]:
-        return _fallback_op(op, public, args, kwargs)
-    sub = _m.getitem(xb._phys, pk[0])
-    if type(value) is BatchedTensor:
-        value = _aligned(value, levels, rank=sub.ndim - len(levels))
-    return make(public(xb._phys, pk[0], value), levels, xb._origin)
-
-
 def _setitem(func, args, kwargs):
     self, key, value = args[0], args[1], args[2]
     _check_inplace_levels("__setitem__", (self, value), {})
     if type(self) is not BatchedTensor:
         return func.__wrapped__(*args, **kwargs)
-    pk = _phys_key(self, key)
+    pk = _bu.phys_key(self, key)
     if pk is None or pk[1]:
         raise NotImplementedError(
             f"vmap({self._levels[-1].func_name}): x[key] = value with a batched index or "
@@ -1146,6 +669,9 @@ def _class_loss(func, args, kwargs):
 _SIGNATURES: dict = {}
 
 
+_bu.install(batched=BatchedTensor, make=make, fallback=_fallback)
+
+
 def _install_nn_rules() -> None:
     from ..nn import functional as F  # noqa: N812
 
@@ -1192,19 +718,3 @@ def make_carry(phys: Tensor, levels: tuple, origin: str) -> Tensor:
     return out
 
 
-@_rule("tensordot")
-def _tensordot(op, public, args, kwargs):
-    """``x1`` batched, ``x2`` not: the contracted axes of ``x1`` written negative (an int
-    ``axes`` contracts its last axes already); the batch dimensions stay in front."""
-    x1, x2 = args[0], args[1]
-    if type(x1) is not BatchedTensor or type(x2) is BatchedTensor:
-        return _fallback_op(op, public, args, kwargs)
-    axes = kwargs.get("axes", args[2] if len(args) > 2 else 2)
-    if not isinstance(axes, int):
-        a1 = _norm_axes(tuple(axes[0]), x1.ndim)
-        if a1 is None or len(axes) != 2:
-            return _fallback_op(op, public, args, kwargs)
-        axes = (a1, tuple(axes[1]))
-    elif not 0 <= axes <= x1.ndim:
-        return _fallback_op(op, public, args, kwargs)
-    return make(public(x1._phys, x2, axes=axes), x1._levels, x1._origin)

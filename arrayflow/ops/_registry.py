@@ -236,9 +236,10 @@ class Op:
         first argument unchanged; the op then returns that Tensor itself (``asarray``).
     batch : callable or None
         The op's ``vmap`` batching rule ``batch(op, public, args, kwargs)`` (arguments
-        may be batched Tensors), for ops whose rule :mod:`arrayflow.func._batching` does
-        not derive from the table (section, ``axis`` parameters); None: derived, or the
-        rule of ``_batching.RULES``, or a loop over the batch.
+        may be batched Tensors; helpers in :mod:`arrayflow.ops._batch_util`), attached
+        with ``batch=`` or :meth:`defbatch`, for ops whose rule
+        :mod:`arrayflow.func._batching` does not derive from the table (section, ``axis``
+        parameters); None: derived, or a loop over the batch.
     """
 
     def __init__(self, name, forward, *, differentiable=True, creation=False, out="tensor",
@@ -366,6 +367,19 @@ class Op:
         self.jvp = fn
         return fn
 
+    def defbatch(self, fn):
+        """Attach the ``vmap`` batching rule ``fn(op, public, args, kwargs)``; returns ``fn``.
+
+        ``op`` is this op, ``public`` the function the user called (an alias too), the
+        arguments as passed, some of them batched Tensors. The rule runs the op once on
+        their physical Tensors (see :mod:`arrayflow.ops._batch_util`) and returns the
+        batched result, or calls ``_batch_util.fallback_op`` where it does not apply.
+        """
+        if not callable(fn):
+            raise TypeError(f"arrayflow.{self.name}.defbatch: expected a function, got {fn!r}")
+        self.batch = fn
+        return fn
+
 
 def _op_by_name(name: str) -> Op:
     return OPS[name]
@@ -425,6 +439,10 @@ class AliasOp(Op):
     def defjvp(self, fn):
         raise TypeError(f"arrayflow.{self.name} is an alias of arrayflow.{self.canonical.name}: "
                         f"attach the JVP to the canonical op")
+
+    def defbatch(self, fn):
+        raise TypeError(f"arrayflow.{self.name} is an alias of arrayflow.{self.canonical.name}: "
+                        f"attach the batching rule to the canonical op")
 
 
 def alias(canonical: Op, name: str, *, module: str = "arrayflow") -> AliasOp:

@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from .._dtypes import DType
 from .._typing import Array
+from . import _batch_util as _bu
 from ._registry import op
 from .creation import _dev, default_float
 
@@ -472,6 +473,8 @@ def fftn(xp, x: Array, /, *, s: Sequence[int] | None = None,
     s_, axes_ = _explicit_s_axes(x.shape, s, axes)
     return xp.fft.fftn(x, s=s_, axes=axes_, norm=norm), (x.shape, s, axes, norm)
 
+fftn.defbatch(_bu.fftn_rule)
+
 
 @op("fft.ifftn", module=_M, section="fft", dtypes="complex floating", complex_ok=True,
     vjp=_c2cn_vjp("fftn"), jvp="linear")
@@ -516,6 +519,8 @@ def ifftn(xp, x: Array, /, *, s: Sequence[int] | None = None,
     """
     s_, axes_ = _explicit_s_axes(x.shape, s, axes)
     return xp.fft.ifftn(x, s=s_, axes=axes_, norm=norm), (x.shape, s, axes, norm)
+
+ifftn.defbatch(_bu.fftn_rule)
 
 
 @op("fft.rfftn", module=_M, section="fft", dtypes="real floating", complex_ok=True,
@@ -572,6 +577,8 @@ def _rfftn_vjp(xp, res, g):
     gx = xp.real(xp.fft.ifftn(g, s=full, axes=axes, norm=_SWAP[norm]))
     return (_fit_all(xp, gx, axes, [shape[a] for a in axes]),)
 
+rfftn.defbatch(_bu.fftn_rule)
+
 
 @op("fft.irfftn", module=_M, section="fft", dtypes="complex floating", complex_ok=True,
     jvp="linear")
@@ -626,6 +633,8 @@ def _irfftn_vjp(xp, res, g):
     n = g.shape[axes[-1]]
     gi = _double_mirrored(xp, xp.fft.rfftn(g, axes=axes, norm=_SWAP[norm]), axes[-1], n)
     return (_fit_all(xp, gi, axes, [shape[a] for a in axes]),)
+
+irfftn.defbatch(_bu.fftn_rule)
 
 
 # --- helper functions ------------------------------------------------------------------------
@@ -753,6 +762,8 @@ def _fftshift_vjp(xp, res, g):
     (axes,) = res
     return (xp.fft.ifftshift(g, axes=axes),)
 
+fftshift.defbatch(_bu.axes_rule("axes"))
+
 
 @op("fft.ifftshift", module=_M, section="fft", dtypes="floating", complex_ok=True,
     jvp="linear")
@@ -789,6 +800,8 @@ def ifftshift(xp, x: Array, /, *, axes: int | Sequence[int] | None = None):
 def _ifftshift_vjp(xp, res, g):
     (axes,) = res
     return (xp.fft.fftshift(g, axes=axes),)
+
+ifftshift.defbatch(_bu.axes_rule("axes"))
 
 
 FFT = {n: globals()[n] for n in __all__ if n != "FFT"}

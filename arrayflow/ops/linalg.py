@@ -35,6 +35,7 @@ from typing import Literal, NamedTuple
 from .. import _backend
 from .._dtypes import DType
 from .._typing import Array, Axis
+from . import _batch_util as _bu
 from ._registry import op
 from ._vjp_util import cj as _cj
 from ._vjp_util import is_complex as _is_complex
@@ -312,6 +313,34 @@ def _matmul_vjp(xp, res, g, needs=(0, 1)):
 
 matmul.defjvp(_bilinear_jvp(matmul))
 
+@matmul.defbatch
+def _matmul_batch(op, public, args, kwargs):
+    # vmap: 1-d operands made matrices, ranks aligned, the batch dimensions stacked
+    x1, x2 = args[0], args[1]
+    levels = _bu.union((x1, x2))
+    n1, n2 = x1.ndim, x2.ndim
+    if n1 == 0 or n2 == 0:
+        return _bu.fallback_op(op, public, args, kwargs)
+    r = max(n1, n2, 2)
+    m = _bu.manip()
+
+    def prep(t, vec_axis):
+        if _bu.is_batched(t):
+            p = _bu.aligned(t, levels)
+            if t.ndim == 1:
+                p = m.expand_dims(p, axis=vec_axis)
+            return _bu.aligned(_bu.make(p, levels), levels, rank=r)
+        if t.ndim == 1:
+            return m.expand_dims(t, axis=vec_axis)
+        return t
+
+    out = public(prep(x1, -2), prep(x2, -1))
+    if n2 == 1:
+        out = m.squeeze(out, axis=-1)
+    if n1 == 1:
+        out = m.squeeze(out, axis=-1 if n2 == 1 else -2)
+    return _bu.make(out, levels, _bu.origin((x1, x2)))
+
 
 
 @op("matrix_transpose", section="linear_algebra", dtypes="any", torch_name=None,
@@ -408,6 +437,23 @@ def _tensordot_vjp(xp, res, g):
 
 tensordot.defjvp(_bilinear_jvp(tensordot))
 
+@tensordot.defbatch
+def _tensordot_batch(op, public, args, kwargs):
+    # vmap: x1 batched, x2 not: the contracted axes of x1 written negative (an int axes
+    # contracts its last axes already); the batch dimensions stay in front
+    x1, x2 = args[0], args[1]
+    if not _bu.is_batched(x1) or _bu.is_batched(x2):
+        return _bu.fallback_op(op, public, args, kwargs)
+    axes = kwargs.get("axes", args[2] if len(args) > 2 else 2)
+    if not isinstance(axes, int):
+        a1 = _bu.norm_axes(tuple(axes[0]), x1.ndim)
+        if a1 is None or len(axes) != 2:
+            return _bu.fallback_op(op, public, args, kwargs)
+        axes = (a1, tuple(axes[1]))
+    elif not 0 <= axes <= x1.ndim:
+        return _bu.fallback_op(op, public, args, kwargs)
+    return _bu.make(public(x1._phys, x2, axes=axes), x1._levels, x1._origin)
+
 
 
 @op("vecdot", section="linear_algebra", dtypes="floating", promote=("x1", "x2"),
@@ -459,6 +505,21 @@ def _vecdot_vjp(xp, res, g):
 
 # conj(x1) is R-linear in x1, so the product rule holds as is: vecdot(dx1, x2) + vecdot(x1, dx2).
 vecdot.defjvp(_bilinear_jvp(vecdot))
+
+@vecdot.defbatch
+def _vecdot_batch(op, public, args, kwargs):
+    # vmap (vecdot and cross): ranks aligned, the axis negative
+    x1, x2 = args[0], args[1]
+    levels = _bu.union((x1, x2))
+    r = max(x1.ndim, x2.ndim)
+    ax = _bu.norm_axis(kwargs.get("axis", -1), r)
+    if ax is None or r == 0:
+        return _bu.fallback_op(op, public, args, kwargs)
+
+    def conv(t):
+        return _bu.aligned(t, levels, rank=r) if _bu.is_batched(t) else t
+
+    return _bu.make(public(conv(x1), conv(x2), axis=ax), levels, _bu.origin((x1, x2)))
 
 
 
@@ -582,6 +643,8 @@ def _cross_vjp(xp, res, g):
 
 
 cross.defjvp(_bilinear_jvp(cross))
+
+cross.defbatch(_vecdot_batch)
 
 
 
@@ -1205,6 +1268,18 @@ def _outer_vjp(xp, res, g):
 
 outer.defjvp(_bilinear_jvp(outer))
 
+@outer.defbatch
+def _outer_batch(op, public, args, kwargs):
+    # vmap: x1[..., :, None] * x2[..., None, :]
+    x1, x2 = args[0], args[1]
+    if x1.ndim != 1 or x2.ndim != 1:
+        return _bu.fallback_op(op, public, args, kwargs)
+    levels = _bu.union((x1, x2))
+    m = _bu.manip()
+    p1 = m.expand_dims(_bu.aligned(x1, levels) if _bu.is_batched(x1) else x1, axis=-1)
+    p2 = m.expand_dims(_bu.aligned(x2, levels), axis=-2) if _bu.is_batched(x2) else x2
+    return _bu.make(p1 * p2, levels, _bu.origin((x1, x2)))
+
 
 
 @op("linalg.pinv", module=_L, section="linalg", dtypes="floating", complex_ok=True)
@@ -1506,6 +1581,23 @@ def _solve_jvp(xp, t, out, x1, x2, /):
         rhs = -dAX if rhs is None else rhs - dAX
     dX = xp.linalg.solve(x1, rhs)
     return dX[..., 0] if vec else dX
+
+@solve.defbatch
+def _solve_batch(op, public, args, kwargs):
+    # vmap: both expanded to all batch dimensions (a 1-d x2 made a column), ranks aligned
+    x1, x2 = args[0], args[1]
+    levels = _bu.union((x1, x2))
+    if x1.ndim < 2 or x2.ndim < 1:
+        return _bu.fallback_op(op, public, args, kwargs)
+    m = _bu.manip()
+    p1 = _bu.aligned(x1, levels, expand=True)
+    if x2.ndim == 1:
+        p2 = m.expand_dims(_bu.aligned(x2, levels, expand=True), axis=-1)
+        return _bu.make(m.squeeze(public(p1, p2), axis=-1), levels, _bu.origin((x1, x2)))
+    r = max(x1.ndim, x2.ndim)
+    p1 = _bu.aligned(_bu.make(p1, levels), levels, rank=r)
+    p2 = _bu.aligned(x2, levels, expand=True, rank=r)
+    return _bu.make(public(p1, p2), levels, _bu.origin((x1, x2)))
 
 
 
