@@ -253,6 +253,30 @@ def test_cupy_kernels_register_and_run_on_a_gpu():
     assert report["cupy"]["kernel_vs_default"] == "SUCCESS"
 
 
+def _cuda_body_as_python(body):
+    """The ElementwiseKernel body read as Python: drop the ``(T)`` casts, the ``T``
+    declarations and the semicolons (the body uses nothing else of C)."""
+    py = re.sub(r"\(T\)", "", body)
+    py = re.sub(r"^\s*T\s+", "", py, flags=re.M)
+    return py.replace(";", "")
+
+
+def test_cupy_kernel_sources_compute_gelu_and_its_gradient():
+    """Without a GPU the CUDA bodies cannot compile, but their formulas can be checked:
+    evaluated with NumPy they give torch's values and gradients."""
+    x = X.copy()
+    g = W.copy()
+    ns = {"x": x, "g": g, "tanh": np.tanh}
+    exec(_cuda_body_as_python(K.cupy_source(K.CUPY_FORWARD_SOURCE)), ns)
+    exec(_cuda_body_as_python(K.cupy_source(K.CUPY_BACKWARD_SOURCE)), ns)
+    tx = torch.tensor(x, requires_grad=True)
+    ty = F.gelu(tx, approximate="tanh")
+    ty.backward(torch.tensor(g))
+    np.testing.assert_allclose(ns["y"], ty.detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ns["dx"], tx.grad.numpy(), rtol=1e-12, atol=1e-12)
+    assert "SQRT_2_OVER_PI" not in K.cupy_source(K.CUPY_FORWARD_SOURCE)
+
+
 def test_without_a_gpu_no_cupy_kernel_is_registered():
     if backend_unusable_reason("cupy") is None:
         pytest.skip("a GPU is present: the kernels are registered")

@@ -366,9 +366,18 @@ def register_cupy_kernels(forward: CustomOpDef, backward: CustomOpDef) -> bool:
                                 "arrayflow_gelu_tanh_backward")
 
     def gelu_tanh_cupy(x):
+        if x.dtype.kind != "f":
+            raise RuntimeError(f"{forward.name}: argument 'x' must be a real floating-point "
+                               f"array, got dtype {x.dtype}")
         return fk(x)
 
     def gelu_tanh_backward_cupy(g, x):
+        if g.dtype.kind != "f" or x.dtype.kind != "f":
+            raise RuntimeError(f"{backward.name}: g and x must be real floating-point arrays, "
+                               f"got dtypes {g.dtype} and {x.dtype}")
+        if g.shape != x.shape:
+            raise RuntimeError(f"{backward.name}: g and x must have the same shape, got "
+                               f"{g.shape} and {x.shape}")
         dtype = cupy.result_type(g, x)
         return bk(g.astype(dtype, copy=False), x.astype(dtype, copy=False))
 
