@@ -25,6 +25,7 @@ from . import (  # noqa: E402,I001
     linalg,
     overrides,
     plugin,
+    special,
 )
 from ._backend import (
     BackendMismatchError,

@@ -1218,7 +1218,59 @@ def _special_cases():
                tol={"float64": (2e-15, 0.0)}),
         OpCase("erf", _inputs(_fixed(_SPECIAL_FLOATS + [1e-300, -1e-20], "float64")),
                _scipy_erf, "special-values", gradcheck=False),
-    ]
+    ] + _scipy_special_cases()
+
+
+def _scipy(name):
+    """``scipy.special.<name>`` as a reference (SciPy imported on first call)."""
+    def ref(*args):
+        import scipy.special
+
+        return getattr(scipy.special, name)(*args)
+    ref.__name__ = name
+    return ref
+
+
+# arrayflow.special: (name, (lo, hi) of a smooth region for gradients, wide values, arity)
+_SCIPY_SPECIAL = [
+    ("erfc", (-3, 3), [-7.0, -1.1, -0.5, 0.1, 0.3, 0.9, 1.3, 2.9, 5.9, 10.0, 26.0, 27.0], 1),
+    ("expit", (-5, 5), [-750.0, -40.0, -1e-9, 1e-9, 3.0, 40.0, 750.0], 1),
+    ("logit", (0.05, 0.95), [-0.5, 1e-300, 1e-9, 0.26, 0.5, 0.74, 1 - 1e-9, 1.5], 1),
+    ("entr", (0.1, 3), [-1.0, 1e-300, 0.5, 1.0, 1e300], 1),
+    ("sinc", (-3, 3), [-2.5, -1.0, -1e-5, 1e-5, 0.5, 3.0, 1e3], 1),
+    ("ndtr", (-3, 3), [-40.0, -37.0, -10.0, -1.0, -0.5, 0.5, 1.0, 6.0, 9.0], 1),
+    ("log_ndtr", (-4, 4), [-1e5, -40.0, -20.0, -5.0, -1.5, -1.0, 0.0, 3.0, 10.0, 38.0], 1),
+    ("erfinv", (-0.9, 0.9), [-1.0, -1 + 1e-15, -0.7, -1e-300, 0.3, 0.5, 0.99, 1 - 1e-12, 1.0], 1),
+    ("ndtri", (0.05, 0.95), [0.0, 5e-324, 1e-300, 1e-20, 0.1, 0.25, 0.5, 0.75, 1 - 1e-16, 1.0],
+     1),
+    ("xlogy", (0.2, 3), None, 2),
+    ("xlog1py", (0.2, 3), None, 2),
+    ("rel_entr", (0.2, 3), None, 2),
+]
+
+
+def _scipy_special_cases():
+    cases = []
+    for name, (lo, hi), wide, arity in _SCIPY_SPECIAL:
+        op, ref = f"special.{name}", _scipy(name)
+        shapes = [((2, 3),), ((2, 3), (3,))][arity - 1]
+        for dt in ("float32", "float64"):
+            cases.append(OpCase(op, _inputs(*[(s, dt, lo, hi) for s in shapes]), ref, dt))
+        specials = _SPECIAL_FLOATS
+        if arity == 1:
+            cases.append(OpCase(op, _inputs(_fixed(wide, "float64")), ref, "wide",
+                                tol={"float64": (1e-13, 0.0)}, gradcheck=False))
+            cases.append(OpCase(op, _inputs(_fixed(specials, "float64")), ref,
+                                "special-values", gradcheck=False))
+        else:
+            grid = [v for v in specials for _ in specials]
+            cases.append(OpCase(op, _inputs(_fixed(grid, "float64"),
+                                            _fixed(specials * len(specials), "float64")),
+                                ref, "special-values", gradcheck=False))
+            cases.append(OpCase(op, _inputs(((3,), "float64", lo, hi), extra=(1.7,)), ref,
+                                "python-scalar",
+                                tol={"float64": (1e-13, 0.0)}))
+    return cases
 
 
 def _chunking_cases():

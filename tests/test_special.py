@@ -1,0 +1,239 @@
+"""``arrayflow.special``: values against SciPy over wide grids (the accuracy claims of the
+docstrings), gradients against PyTorch's ``torch.special`` (and finite differences where
+PyTorch has no such function), and SciPy's dispatch to this namespace."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import arrayflow as af
+
+sp = pytest.importorskip("scipy.special")
+torch = pytest.importorskip("torch")
+
+EDGE = [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 1e-300, -1e-300, 1e300, -1e300,
+        0.5, 1.0, -1.0, 2.0]
+
+
+def _values(name, x, *rest):
+    """arrayflow's and SciPy's values of ``name`` on NumPy inputs."""
+    f = getattr(af.special, name)
+    got = f(af.asarray(x), *(af.asarray(r) for r in rest)).numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = getattr(sp, name)(x, *rest)
+    return got, want
+
+
+def _max_rel(got, want, tiny):
+    """Largest relative error, with NaN == NaN and values below ``tiny`` (subnormal) compared
+    absolutely."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    assert np.array_equal(np.isnan(got), np.isnan(want)), (got[np.isnan(got) != np.isnan(want)])
+    diff = np.abs(got - want)
+    # NaN == NaN; in the subnormal range, an absolute error below the smallest normal
+    ok = np.isnan(want) | (got == want) | ((np.abs(want) < tiny) & (diff < tiny))
+    err = diff / np.maximum(np.abs(want), tiny)
+    return float(np.max(np.where(ok, 0.0, err)))
+
+
+# name: (grid lo, grid hi, float64 bound, float32 bound): the docstrings' claims
+UNARY = {
+    "erfc": (-6.0, 27.0, 1e-13, 2e-6),
+    "expit": (-700.0, 700.0, 1e-15, 1e-6),
+    "logit": (0.0, 1.0, 1e-14, 1e-6),
+    "entr": (-1.0, 50.0, 1e-14, 1e-6),
+    "sinc": (-50.0, 50.0, 1e-14, 1e-6),
+    "ndtr": (-37.0, 8.0, 1e-13, 2e-5),
+    "log_ndtr": (-1e5, 40.0, 1e-13, 1e-5),
+    "erfinv": (-1.0, 1.0, 2e-15, 5e-7),
+    "ndtri": (0.0, 1.0, 5e-15, 5e-7),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", list(UNARY))
+def test_unary_matches_scipy_over_a_wide_grid(name, dtype):
+    lo, hi, tol64, tol32 = UNARY[name]
+    x = np.concatenate([np.linspace(lo, hi, 40001), np.linspace(-3, 3, 6001), EDGE])
+    x = x.astype(dtype)
+    got, want = _values(name, x)
+    assert got.dtype == np.dtype(dtype)
+    tiny = np.finfo(dtype).tiny
+    assert _max_rel(got, want, tiny) <= (tol64 if dtype == "float64" else tol32)
+
+
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py", "rel_entr"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_binary_matches_scipy_over_a_grid(name, dtype):
+    a = np.concatenate([np.linspace(-5, 5, 101), EDGE]).astype(dtype)
+    x, y = (v.ravel() for v in np.meshgrid(a, a))
+    got, want = _values(name, x, y)
+    assert got.dtype == np.dtype(dtype)
+    assert _max_rel(got, want, np.finfo(dtype).tiny) <= (1e-15 if dtype == "float64" else 1e-6)
+
+
+def test_log_ndtr_and_erfc_tails():
+    # the tails where naive formulas give 0 or -inf
+    x = np.array([-1e5, -1e3, -40.0, 10.0, 38.0])
+    got, want = _values("log_ndtr", x)
+    assert_allclose(got, want, rtol=1e-13)
+    assert np.all(np.isfinite(got)) and np.all(got[:4] < 0)
+    got, want = _values("erfc", np.array([26.0, 26.5, 27.0, -30.0]))
+    assert_allclose(got, want, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_inverses_in_their_tails(dtype):
+    tiny = np.finfo(dtype).tiny
+    lo = np.log10(tiny) if dtype == "float32" else -320
+    p = np.concatenate([np.logspace(lo, -1, 2000), 0.5 + np.logspace(-17, -2, 300)]).astype(dtype)
+    got, want = _values("ndtri", p)
+    assert _max_rel(got, want, tiny) <= (5e-15 if dtype == "float64" else 5e-7)
+    eps = np.finfo(dtype).eps
+    y = np.concatenate([1 - np.logspace(np.log10(eps), -1, 500),
+                        -1 + np.logspace(np.log10(eps), -1, 500)]).astype(dtype)
+    got, want = _values("erfinv", y)
+    assert _max_rel(got, want, tiny) <= (2e-15 if dtype == "float64" else 5e-7)
+
+
+def test_rel_entr_extreme_ratios():
+    x = np.array([1e-300, 1e300, 1.0, 1.0 + 1e-12])
+    y = np.array([1e300, 1e-300, 1.0, 1.0])
+    got, want = _values("rel_entr", x, y)
+    assert_allclose(got, want, rtol=1e-14)
+
+
+def test_scipy_special_semantics_on_every_backend(backend):
+    x = af.asarray([0.0, 1.0, -1.0, 0.5, float("nan")], dtype=af.float64)
+    ref = np.array([0.0, 1.0, -1.0, 0.5, np.nan])
+    for name in UNARY:
+        got = getattr(af.special, name)(x)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = getattr(sp, name)(ref)
+        assert_allclose(af.to_numpy(got) if hasattr(af, "to_numpy") else got.numpy(), want,
+                        rtol=1e-14, equal_nan=True, err_msg=name)
+
+
+def test_integer_input_becomes_the_default_float_as_pytorch():
+    t = af.special.erfc(af.asarray([0, 1, 2]))
+    ref = torch.special.erfc(torch.tensor([0, 1, 2]))
+    assert str(t.dtype) == "float32" and ref.dtype == torch.float32
+    assert_allclose(t.numpy(), ref.numpy(), rtol=1e-6)
+
+
+# --- gradients against PyTorch -------------------------------------------------------------
+
+TORCH_UNARY = {
+    "erfc": (-3.0, 3.0), "expit": (-6.0, 6.0), "logit": (0.02, 0.98), "entr": (0.05, 4.0),
+    "sinc": (-3.0, 3.0), "ndtr": (-4.0, 4.0), "log_ndtr": (-30.0, 6.0),
+    "erfinv": (-0.999, 0.999), "ndtri": (1e-6, 1 - 1e-6),
+}
+
+
+@pytest.mark.parametrize("name", list(TORCH_UNARY))
+def test_unary_gradient_matches_torch(name):
+    lo, hi = TORCH_UNARY[name]
+    x = np.concatenate([np.linspace(lo, hi, 57), [0.0, 1e-4, -1e-4] if name == "sinc" else []])
+    t = af.asarray(x, requires_grad=True)
+    tt = torch.tensor(x, requires_grad=True)
+    y = getattr(af.special, name)(t)
+    yt = getattr(torch.special, name)(tt)
+    assert_allclose(y.detach().numpy(), yt.detach().numpy(), rtol=1e-12, atol=1e-300)
+    w = np.cos(np.arange(x.size))
+    (g,) = af.autograd.grad(af.sum(y * af.asarray(w)), [t], create_graph=True)
+    (gt,) = torch.autograd.grad((yt * torch.tensor(w)).sum(), [tt], create_graph=True)
+    assert_allclose(g.detach().numpy(), gt.detach().numpy(), rtol=1e-9, atol=1e-12)
+    # second derivative (double backward through the rule)
+    (h,) = af.autograd.grad(af.sum(g), [t])
+    (ht,) = torch.autograd.grad(gt.sum(), [tt])
+    h, ht = h.numpy(), ht.numpy()
+    if name == "sinc":  # PyTorch's is NaN at 0 (its rule masks 0/0 only at first order)
+        assert np.isnan(ht[x == 0]).all()
+        assert_allclose(h[x == 0], w[x == 0] * (-np.pi ** 2 / 3), rtol=1e-12)
+        h, ht = h[x != 0], ht[x != 0]
+    assert_allclose(h, ht, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py"])
+def test_binary_gradient_matches_torch(name):
+    x = np.array([0.0, 0.0, 0.0, 0.0, 1.5, -2.0, 3.0, 0.7])
+    y = np.array([0.0, 2.0, -1.0, -3.0, 0.3, 4.0, 0.9, 1.1])
+    t1, t2 = af.asarray(x, requires_grad=True), af.asarray(y, requires_grad=True)
+    u1, u2 = torch.tensor(x, requires_grad=True), torch.tensor(y, requires_grad=True)
+    out = getattr(af.special, name)(t1, t2)
+    ref = getattr(torch.special, name)(u1, u2)
+    assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-14)
+    g1, g2 = af.autograd.grad(af.sum(out), [t1, t2])
+    r1, r2 = torch.autograd.grad(ref.sum(), [u1, u2])
+    assert_allclose(g1.numpy(), r1.numpy(), rtol=1e-14)
+    assert_allclose(g2.numpy(), r2.numpy(), rtol=1e-14)
+    # forward mode: the same partial derivatives (dual numbers)
+    import arrayflow.autograd.forward_ad as fwAD
+    with fwAD.dual_level():
+        d = fwAD.make_dual(af.asarray(x), af.ones_like(af.asarray(x)))
+        tan = fwAD.unpack_dual(getattr(af.special, name)(d, af.asarray(y))).tangent
+    finite = np.isfinite(r1.numpy())
+    assert_allclose(tan.numpy()[finite], r1.numpy()[finite], rtol=1e-14)
+
+
+def test_binary_broadcast_and_python_scalar_gradients():
+    x = af.asarray(np.linspace(0.5, 2.0, 6).reshape(2, 3), requires_grad=True)
+    y = af.asarray(np.array([0.5, 1.0, 3.0]), requires_grad=True)
+    ux = torch.tensor(x.detach().numpy(), requires_grad=True)
+    uy = torch.tensor(y.detach().numpy(), requires_grad=True)
+    gx, gy = af.autograd.grad(af.sum(af.special.xlogy(x, y)), [x, y])
+    rx, ry = torch.autograd.grad(torch.special.xlogy(ux, uy).sum(), [ux, uy])
+    assert gy.shape == (3,)
+    assert_allclose(gx.numpy(), rx.numpy(), rtol=1e-14)
+    assert_allclose(gy.numpy(), ry.numpy(), rtol=1e-14)
+    (gs,) = af.autograd.grad(af.sum(af.special.xlog1py(2.5, y)), [y])
+    (rs,) = torch.autograd.grad(torch.special.xlog1py(2.5, uy).sum(), [uy])
+    assert_allclose(gs.numpy(), rs.numpy(), rtol=1e-14)
+
+
+def test_rel_entr_gradient_against_finite_differences():
+    x = af.asarray([0.3, 1.5, 2.0], dtype=af.float64, requires_grad=True)
+    y = af.asarray([0.7, 0.4, 2.5], dtype=af.float64, requires_grad=True)
+    assert af.autograd.gradcheck(af.special.rel_entr, (x, y))
+    gx, gy = af.autograd.grad(af.sum(af.special.rel_entr(x, y)), [x, y])
+    xv, yv = x.detach().numpy(), y.detach().numpy()
+    assert_allclose(gx.numpy(), np.log(xv / yv) + 1, rtol=1e-14)
+    assert_allclose(gy.numpy(), -xv / yv, rtol=1e-14)
+
+
+# --- SciPy dispatches to arrayflow.special -------------------------------------------------
+
+def test_scipy_special_dispatches_to_arrayflow_with_a_gradient():
+    # SciPy reads SCIPY_ARRAY_API when it is imported: a fresh interpreter
+    code = textwrap.dedent("""
+        import numpy as np, torch, scipy.special as sp, arrayflow as af
+        x = np.array([0.2, 0.6, 0.9])
+        for name in ["erf", "erfc", "expit", "logit", "entr", "ndtr", "log_ndtr"]:
+            t = af.asarray(x, requires_grad=True)
+            y = getattr(sp, name)(t)
+            assert isinstance(y, af.Tensor), (name, type(y))
+            assert y.grad_fn is not None, name
+            y.sum().backward()
+            tt = torch.tensor(x, requires_grad=True)
+            getattr(torch.special, name)(tt).sum().backward()
+            np.testing.assert_allclose(t.grad.numpy(), tt.grad.numpy(), rtol=1e-12)
+        t = af.asarray(x, requires_grad=True)
+        y = sp.xlogy(t, t)
+        assert isinstance(y, af.Tensor) and y.grad_fn is not None
+        print("ok")
+    """)
+    env = dict(os.environ, SCIPY_ARRAY_API="1")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().endswith("ok")
