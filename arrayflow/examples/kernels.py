@@ -46,10 +46,12 @@ import arrayflow as af
 from arrayflow import Tensor
 from arrayflow.library import CustomOpDef
 
-__all__ = ["COEF", "CUPY_KERNELS", "NUMBA_KERNELS", "SQRT_2_OVER_PI", "gelu_tanh",
-           "gelu_tanh_backward", "gelu_tanh_backward_inputs", "gelu_tanh_composed",
-           "gelu_tanh_grad_composed", "gelu_tanh_inputs", "make_gelu_tanh",
-           "register_cupy_kernels", "register_numba_kernels"]
+__all__ = ["COEF", "CUPY_BACKWARD_SOURCE", "CUPY_FORWARD_SOURCE", "CUPY_KERNELS",
+           "NUMBA_FUNCTIONS", "NUMBA_KERNELS", "SQRT_2_OVER_PI", "cupy_source", "flat_float",
+           "gelu_tanh", "gelu_tanh_backward", "gelu_tanh_backward_inputs",
+           "gelu_tanh_composed", "gelu_tanh_grad_composed", "gelu_tanh_inputs",
+           "gelu_tanh_second_composed", "make_gelu_tanh", "numba_functions",
+           "register_cupy_kernels", "register_numba_kernels", "require_floating"]
 
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 """``sqrt(2 / pi)``, the scale inside the tanh."""
