@@ -308,7 +308,12 @@ def _reduction(af_name, *, dtype_arg=False, mean=False, ddof=False):
     def impl(fname, a, axis=None, dtype=None, out=None, keepdims=False, **kw):
         if out is not None:
             raise _unsupported(fname, "out", out)
-        extra = _take(fname, kw, {"ddof": 0} if ddof else {})
+        extra = _take(fname, kw, {"ddof": 0, "correction": _NO_VALUE} if ddof else {})
+        if ddof and extra["correction"] is not _NO_VALUE:  # NumPy 2's alias of ddof
+            if "ddof" in kw:
+                raise ValueError(f"{fname}: ddof and correction can't be provided "
+                                 f"simultaneously")
+            extra["ddof"] = extra["correction"]
         dt = _dtype(fname, dtype)
         x = a if not isinstance(a, (list, tuple)) else creation.asarray(a)
         if dt is not None and not dtype_arg:

@@ -203,6 +203,8 @@ FUNCTIONS = [
     ("mean axis tuple", lambda t: np.mean(t, axis=(0, 1)), lambda t: t.mean((0, 1))),
     ("std ddof", lambda t: np.std(t, axis=1, ddof=1), lambda t: t.std(1, correction=1)),
     ("var", lambda t: np.var(t), lambda t: t.var(correction=0)),
+    ("var correction", lambda t: np.var(t, axis=0, correction=1),
+     lambda t: t.var(0, correction=1)),
     ("max axis", lambda t: np.max(t, axis=1), lambda t: t.amax(1)),
     ("amin", lambda t: np.amin(t, axis=0), lambda t: t.amin(0)),
     ("cumsum flat", lambda t: np.cumsum(t), lambda t: t.reshape(-1).cumsum(0)),
