@@ -11,11 +11,13 @@ graph (``scipy.special._support_alternative_backends._get_native_func`` reads
 """
 
 from .ops.special import (
+    digamma,
     entr,
     erf,
     erfc,
     erfinv,
     expit,
+    gammaln,
     log_ndtr,
     logit,
     ndtr,
@@ -26,5 +28,8 @@ from .ops.special import (
     xlogy,
 )
 
-__all__ = ["entr", "erf", "erfc", "erfinv", "expit", "log_ndtr", "logit", "ndtr", "ndtri",
-           "rel_entr", "sinc", "xlog1py", "xlogy"]
+psi = digamma
+"""SciPy's name of :func:`digamma` (``scipy.special.psi`` dispatches to it)."""
+
+__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "log_ndtr", "logit",
+           "ndtr", "ndtri", "psi", "rel_entr", "sinc", "xlog1py", "xlogy"]

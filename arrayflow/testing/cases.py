@@ -1226,7 +1226,7 @@ def _scipy(name):
     def ref(*args):
         import scipy.special
 
-        return getattr(scipy.special, name)(*args)
+        return getattr(scipy.special, "psi" if name == "digamma" else name)(*args)
     ref.__name__ = name
     return ref
 
@@ -1243,6 +1243,9 @@ _SCIPY_SPECIAL = [
     ("erfinv", (-0.9, 0.9), [-1.0, -1 + 1e-15, -0.7, -1e-300, 0.3, 0.5, 0.99, 1 - 1e-12, 1.0], 1),
     ("ndtri", (0.05, 0.95), [0.0, 5e-324, 1e-300, 1e-20, 0.1, 0.25, 0.5, 0.75, 1 - 1e-16, 1.0],
      1),
+    ("gammaln", (0.3, 6), [-50.5, -2.5, -0.5, 1e-300, 0.5, 1.0, 2.0, 2.5, 12.9, 13.0, 1e8, 1e300],
+     1),
+    ("digamma", (0.3, 6), [-50.5, -2.5, -0.5, 1e-300, 0.5, 1.0, 2.0, 9.9, 10.0, 1e8, 1e300], 1),
     ("xlogy", (0.2, 3), None, 2),
     ("xlog1py", (0.2, 3), None, 2),
     ("rel_entr", (0.2, 3), None, 2),
