@@ -809,10 +809,12 @@ def test_a_custom_function_on_a_batched_value_raises_instead_of_computing_wrong(
             return g
 
     x = af.asarray(RNG.standard_normal((3, 2)))
-    # the forward alone is arrayflow ops: batched correctly
-    close(vmap(Square.apply)(x), host(x) ** 2)
-    # recording its backward on a batched value would drop the graph (zero gradients)
-    with pytest.raises(RuntimeError, match=r"custom autograd Function applied inside vmap"):
+    # the forward(ctx, ...) form has no vmap support in torch.func: its error, both with the
+    # forward alone and where its backward would be recorded on a batched value
+    # (tests/test_func_function_vmap.py: Function.vmap and generate_vmap_rule)
+    with pytest.raises(RuntimeError, match=r"it must override the setup_context staticmethod"):
+        vmap(Square.apply)(x)
+    with pytest.raises(RuntimeError, match=r"it must override the setup_context staticmethod"):
         vmap(grad(lambda t: Square.apply(t).sum()))(x)
 
 
@@ -1097,3 +1099,16 @@ def test_declared_batching_rules_match_torch_without_the_loop(name):
             close(g, w, rtol=1e-6, atol=1e-9)
     else:
         close(got, want, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in _batching._ELEMENTWISE_OTHER
+                                        if n.startswith("special.") and n in OPS))
+def test_special_functions_are_batched_element_wise(name):
+    op = OPS[name]
+    n = _arity(op)
+    args = [af.asarray(RNG.uniform(0.1, 0.9, s)) for s in [(3, 2, 4), (2, 4)][:n]]
+    dims = (1, 0)[:n]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the derived element-wise rule, not the loop
+        got = vmap(op, in_dims=dims)(*args)
+    close(got, loop(op, args, dims))

@@ -415,6 +415,44 @@ class Function(metaclass=_FunctionMeta):
 
     setup_context = None  # the split form defines it
 
+    generate_vmap_rule = False
+    """True: ``vmap`` over :meth:`apply` runs ``forward``, ``setup_context`` and ``backward``
+    under ``vmap`` (they must use arrayflow operations only); PyTorch's flag."""
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple, *args: Any) -> Any:
+        """The ``vmap`` rule of the Function (optional; PyTorch's ``Function.vmap``).
+
+        Called by :meth:`apply` inside :func:`arrayflow.func.vmap` when an argument is
+        batched (only for the split form with ``setup_context``), once per vmap level.
+
+        Parameters
+        ----------
+        info : VmapInfo
+            ``info.batch_size`` (the size of the vmapped dimension) and
+            ``info.randomness`` (``vmap``'s flag).
+        in_dims : tuple of int or None
+            One entry per argument: the argument's batch dimension (0), or None where the
+            argument is not batched.
+        *args : Any
+            The arguments of ``forward`` (batched ones with the batch dimension at 0).
+
+        Returns
+        -------
+        tuple
+            ``(output, out_dims)``: ``out_dims`` has ``output``'s structure (or is one
+            int/None for all), the batch dimension of each output or None.
+
+        Raises
+        ------
+        RuntimeError
+            When neither overridden nor ``generate_vmap_rule = True`` (PyTorch's message,
+            naming the Function), and when both are.
+        """
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap "
+            "staticmethod or set generate_vmap_rule=True.")
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise RuntimeError(
             f"{type(self).__name__}: Function classes are not instantiated; call "
@@ -436,6 +474,10 @@ class Function(metaclass=_FunctionMeta):
         """
         Tensor: Any = _registry.Tensor  # the Tensor class (a hook filled by tensor.py)
 
+        if _vmap_hook is not None:  # a batched argument inside arrayflow.func.vmap
+            result = _vmap_hook(cls, args, kwargs)
+            if result is not NotImplemented:
+                return result
         ctx = FunctionCtx()
         ctx._fname = cls.__name__
         if cls.setup_context is not None:
@@ -535,6 +577,19 @@ class Function(metaclass=_FunctionMeta):
         if fw_levels:
             _fw_tangents(cls, ctx, fw_levels, args, outputs, is_tuple)
         return outputs if is_tuple else outputs[0]
+
+
+# arrayflow.func (above autograd) hands down vmap's rule for a Function applied to batched
+# Tensors: hook(cls, args, kwargs) -> the result, or NotImplemented (nothing batched).
+_vmap_hook: Any = None
+
+
+def install(*, vmap: Callable[..., Any] | None = None) -> None:
+    """Called once by :mod:`arrayflow.func` at import: ``vmap`` is its rule for
+    :meth:`Function.apply` on batched Tensors (``Function.vmap``/``generate_vmap_rule``)."""
+    global _vmap_hook
+    if vmap is not None:
+        _vmap_hook = vmap
 
 
 def _fw_levels(cls, args, kwargs) -> list:

@@ -31,14 +31,16 @@ import contextvars
 import inspect
 import itertools
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import _dtypes
 from ..ops import _batch_util as _bu
 from ..ops import creation as _c
 from ..ops import manipulation as _m
+from ..ops import reductions as _r
 from ..ops._batch_util import aligned as _aligned
 from ..ops._batch_util import all_args as _all_args
+from ..ops._batch_util import elementwise as _elementwise
 from ..ops._batch_util import flat as _flat
 from ..ops._batch_util import levels_of, physical
 from ..ops._batch_util import norm_axes as _norm_axes
@@ -151,9 +153,9 @@ class BatchedTensor(Tensor):
         if value is not None:
             raise RuntimeError(
                 f"vmap({self._levels[-1].func_name}): cannot record autograd history on a "
-                f"batched Tensor here (a custom autograd Function applied inside vmap: "
-                f"Function.vmap / generate_vmap_rule are not supported; call it outside vmap "
-                f"or write it with arrayflow ops)")
+                f"batched Tensor here (code that sets grad_fn directly bypasses vmap; a "
+                f"custom autograd Function goes through Function.vmap or "
+                f"generate_vmap_rule=True)")
 
     def detach(self) -> Tensor:
         return make(self._phys.detach(), self._levels, self._origin)
@@ -478,22 +480,6 @@ def _fallback(func, name: str, args: tuple, kwargs: dict) -> Any:
 
 # --- derived rules -----------------------------------------------------------------------------
 
-def _tensors(args, kwargs):
-    return [a for a in _all_args(args, kwargs) if isinstance(a, Tensor)]
-
-
-def _elementwise(op, public, args, kwargs):
-    ts = _tensors(args, kwargs)
-    levels = _union(ts)
-    r = max(t.ndim for t in ts)
-
-    def conv(a):
-        return _aligned(a, levels, rank=r) if type(a) is BatchedTensor else a
-
-    out = public(*(conv(a) for a in args), **{k: conv(v) for k, v in kwargs.items()})
-    return _wrap(out, levels, _origin(ts))
-
-
 _REDUCE = {"sum", "prod", "mean", "std", "var", "max", "min", "all", "any", "count_nonzero",
            "linalg.vector_norm"}
 _AXIS_INT = {"argmax", "argmin", "cumulative_sum", "cumulative_prod", "sort", "argsort",
@@ -718,3 +704,212 @@ def make_carry(phys: Tensor, levels: tuple, origin: str) -> Tensor:
     return out
 
 
+
+
+# --- custom autograd Functions (Function.vmap, generate_vmap_rule) ---------------------------
+
+class VmapInfo(NamedTuple):
+    """What ``Function.vmap`` gets first (PyTorch's ``VmapInfo``)."""
+
+    batch_size: int
+    randomness: str
+
+
+_DOCS = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
+
+
+def _function_apply(cls, args: tuple, kwargs: dict) -> Any:
+    """``cls.apply(*args, **kwargs)`` inside vmap, one vmap level at a time (the innermost
+    the arguments depend on), as torch.func: through ``cls.vmap`` or the rule generated
+    from ``forward``/``setup_context``/``backward``; NotImplemented (the plain ``apply``)
+    outside vmap or when nothing is batched (after torch's checks, which hold inside vmap
+    whatever is batched)."""
+    if not _active.get():
+        return NotImplemented
+    _check_escaped(args, kwargs)
+    from ..autograd.function import Function, _bind_with_defaults
+
+    name = cls.__name__
+    if cls.setup_context is None:
+        raise RuntimeError(
+            f"In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
+            f"jacrev, ...), it must override the setup_context staticmethod ({name} defines "
+            f"forward(ctx, ...)). {_DOCS}")
+    overridden = cls.vmap is not Function.vmap
+    generate = bool(getattr(cls, "generate_vmap_rule", False))
+    if generate and overridden:
+        raise RuntimeError(
+            f"You tried to vmap over {name}, but it has both generate_vmap_rule=True and an "
+            f"overridden vmap staticmethod. Please set generate_vmap_rule=False or delete the "
+            f"overridden vmap staticmethod to avoid ambiguity. {_DOCS}")
+    if not generate and not overridden:
+        raise RuntimeError(
+            f"You tried to vmap over {name}, but it does not have vmap support. Please "
+            f"override and implement the vmap staticmethod or set generate_vmap_rule=True. "
+            f"{_DOCS}")
+    # as torch.func: the checks above hold inside vmap even where nothing is batched
+    levels = _union(_all_args(args, kwargs))
+    if not levels:
+        return NotImplemented
+    args, kwargs = _bind_with_defaults(cls, args, kwargs)
+    lv = levels[-1]
+    for k, v in kwargs.items():
+        if lv in levels_of(v):
+            raise NotImplementedError(
+                f"vmap({lv.func_name}): {name}.apply got the batched Tensor {k}= by keyword "
+                f"(keyword-only parameter); pass it positionally")
+    in_dims = tuple(0 if lv in levels_of(a) else None for a in args)
+    inner = [remove_level(a, lv, 0) if d == 0 else a for a, d in zip(args, in_dims)]
+    if overridden:
+        res = cls.vmap(VmapInfo(lv.size, lv.randomness), in_dims, *inner, **kwargs)
+        if not (isinstance(res, tuple) and len(res) == 2):
+            raise RuntimeError(
+                f"{name}.vmap: expected the vmap staticmethod to return a tuple "
+                f"(output, out_dims), got {type(res).__name__}")
+        out, out_dims = res
+    else:
+        out, out_dims = _generated(cls, lv, in_dims).apply(*inner, **kwargs), 0
+    return _function_out(name, out, out_dims, lv)
+
+
+def _function_out(name: str, out: Any, out_dims: Any, lv: VmapLevel) -> Any:
+    outs = out if isinstance(out, tuple) else (out,)
+    if out_dims is None or isinstance(out_dims, int):
+        dims = (out_dims,) * len(outs)
+    else:
+        dims = tuple(out_dims) if isinstance(out, tuple) else None
+        if dims is None or len(dims) != len(outs):
+            raise RuntimeError(
+                f"{name}.vmap: out_dims {out_dims!r} does not have the structure of the "
+                f"output ({len(outs)} output{'s' if len(outs) != 1 else ''})")
+    res = []
+    for i, (o, d) in enumerate(zip(outs, dims)):
+        if d is None:
+            res.append(o)
+            continue
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"{name}.vmap: out_dims[{i}] = {d} for an output that is not "
+                               f"a Tensor ({type(o).__name__})")
+        if lv in levels_of(o):
+            raise RuntimeError(f"{name}.vmap: output {i} is still batched at the vmap level "
+                               f"being handled (return the batch as a dimension of a plain "
+                               f"Tensor and its index in out_dims)")
+        n = o.ndim
+        if not -n <= d < n:
+            raise IndexError(f"{name}.vmap: out_dims[{i}] = {d} is out of range for an output "
+                             f"with {n} dimensions")
+        res.append(add_level(o, lv, d % n, f"the output of {name}"))
+    return tuple(res) if isinstance(out, tuple) else res[0]
+
+
+_GENERATED: dict = {}
+
+
+def _generated(cls, lv: VmapLevel, in_dims: tuple):
+    """The Function ``vmap(cls.apply, in_dims)`` on plain Tensors (batch at dimension 0 of
+    the batched arguments and of every output): PyTorch's generated rule. ``forward``,
+    ``setup_context`` and ``backward`` run under :func:`arrayflow.func.vmap`; the gradient
+    of an unbatched argument is summed over the batch."""
+    key = (cls, in_dims, lv.randomness)
+    gen = _GENERATED.get(key)
+    if gen is not None:
+        return gen
+    from ..autograd.function import Function, FunctionCtx
+    from ._vmap import vmap
+
+    randomness = lv.randomness
+    base = set(vars(FunctionCtx()))
+
+    def forward(*xs):
+        return vmap(cls.forward, in_dims=in_dims, randomness=randomness)(*xs)
+
+    def setup_context(ctx, inputs, output):
+        outs = output if isinstance(output, tuple) else (output,)
+        n = len(inputs)
+        state: dict = {}
+
+        def sc(*io):
+            c = FunctionCtx()
+            c._fname = cls.__name__
+            c.needs_input_grad = ctx.needs_input_grad
+            c.backend, c.xp = ctx.backend, ctx.xp
+            o = io[n:]
+            cls.setup_context(c, io[:n], o if isinstance(output, tuple) else o[0])
+            saved = tuple(c._to_save)
+            attrs = {k: v for k, v in vars(c).items() if k not in base}
+            for k, v in attrs.items():
+                if isinstance(v, Tensor) and levels_of(v):
+                    raise NotImplementedError(
+                        f"{cls.__name__}.setup_context under vmap (generate_vmap_rule=True) "
+                        f"stores a batched Tensor as ctx.{k}: save it with "
+                        f"ctx.save_for_backward")
+            state["attrs"] = attrs
+            state["materialize"] = c.materialize_grads
+            state["none"] = tuple(t is None for t in saved)
+            state["nondiff"] = tuple(i for i, t in enumerate(o) if id(t) in c._non_differentiable)
+            return tuple(t for t in saved if t is not None)
+
+        saved = vmap(sc, in_dims=in_dims + (0,) * len(outs), randomness=randomness)(
+            *inputs, *outs)
+        ctx.save_for_backward(*saved)
+        ctx._gen_state = state
+        ctx.set_materialize_grads(state["materialize"])
+        for i in state["nondiff"]:
+            ctx.mark_non_differentiable(outs[i])
+
+    def backward(ctx, *grads):
+        state = ctx._gen_state
+        saved = ctx.saved_tensors
+        ng = len(grads)
+        present = tuple(g is not None for g in grads)
+        nones: dict = {}
+
+        def bw(*a):
+            gs = iter(a[:ng])
+            g = tuple(next(gs) if p else None for p in present)
+            sv = iter(a[ng:])
+            full = tuple(None if isnone else next(sv) for isnone in state["none"])
+            c = FunctionCtx()
+            c._fname = cls.__name__
+            c.needs_input_grad = ctx.needs_input_grad
+            c.backend, c.xp = ctx.backend, ctx.xp
+            c._saved = tuple(None if t is None else (t, t._cell.version) for t in full)
+            for k, v in state["attrs"].items():
+                setattr(c, k, v)
+            r = cls.backward(c, *g)
+            r = r if isinstance(r, tuple) else (r,)
+            nones["pos"] = tuple(x is None for x in r)
+            return tuple(x for x in r if x is not None)
+
+        args = tuple(g for g in grads if g is not None) + tuple(saved)
+        dims = (0,) * len(args)
+        got = iter(vmap(bw, in_dims=dims, randomness=randomness)(*args))
+        res = []
+        for i, isnone in enumerate(nones["pos"]):
+            g = None if isnone else next(got)
+            if g is not None and i < len(in_dims) and in_dims[i] is None:
+                g = _r_sum(g, axis=0)  # an unbatched input: every sample's gradient adds up
+            res.append(g)
+        return tuple(res)
+
+    gen = type(f"Vmapped{cls.__name__}", (Function,), {
+        "forward": staticmethod(forward), "setup_context": staticmethod(setup_context),
+        "backward": staticmethod(backward), "generate_vmap_rule": True,
+        "__doc__": f"vmap of {cls.__qualname__}.apply with in_dims={in_dims} (generated)"})
+    if len(_GENERATED) > 256:
+        _GENERATED.clear()
+    _GENERATED[key] = gen
+    return gen
+
+
+def _r_sum(x, axis):
+    return _r.sum(x, axis=axis)
+
+
+def _install_function_rule() -> None:
+    from ..autograd import function
+
+    function.install(vmap=_function_apply)
+
+
+_install_function_rule()

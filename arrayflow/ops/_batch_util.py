@@ -133,6 +133,21 @@ def wrap(out: Any, levels: tuple, origin: str) -> Any:
     return out
 
 
+def elementwise(op, public, args, kwargs):
+    """The rule of an element-wise (broadcasting) op: the batched operands' logical ranks
+    aligned (leading 1s behind the batch dimensions), one call. The derived rule of the
+    standard's element-wise section; other element-wise ops declare it (``batch=``)."""
+    ts = [a for a in all_args(args, kwargs) if isinstance(a, _registry.Tensor)]
+    levels = union(ts)
+    r = max(t.ndim for t in ts)
+
+    def conv(a):
+        return aligned(a, levels, rank=r) if type(a) is Batched else a
+
+    out = public(*(conv(a) for a in args), **{k: conv(v) for k, v in kwargs.items()})
+    return wrap(out, levels, origin(ts))
+
+
 def norm_axis(a, n: int):
     """Axis ``a`` of a logical rank-``n`` value, as a negative axis (the same physically);
     None when out of range (the caller falls back: the op raises its own error)."""
