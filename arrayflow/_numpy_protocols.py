@@ -233,6 +233,10 @@ def array_ufunc(self: Tensor, ufunc: Any, method: str, *inputs: Any, **kwargs: A
 
     if fn is None:
         return _fallback(fname, _suggest(name), inputs, kwargs, run_numpy)
+    out = kwargs.get("out")
+    if out is not None and all(_is_ndarray(o) for o in out) and not _any_requires_grad(inputs):
+        # NumPy writes into its own arrays: the values of Tensors that need no graph
+        return run_numpy([_to_numpy(x) for x in inputs], kwargs)
     for arg in ("out", "where", "casting", "order", "subok", "signature", "axes", "initial"):
         if arg in kwargs and not (arg == "where" and kwargs[arg] is True):
             raise _unsupported(fname, arg, kwargs[arg])

@@ -153,6 +153,18 @@ def test_ufunc_unsupported_arguments_raise_naming_them():
     np.testing.assert_array_equal(t.detach().numpy(), X)  # nothing changed
 
 
+def test_ufunc_out_ndarray_without_grad_is_numpy(backend):
+    """``out=`` a NumPy array and no Tensor that requires grad: NumPy writes its own array."""
+    buf = np.zeros_like(X)
+    res = np.add(af.asarray(X), Y, out=buf)
+    assert res is buf
+    np.testing.assert_allclose(buf, X + Y)
+    buf += af.asarray(Y)
+    np.testing.assert_allclose(buf, X + 2 * Y)
+    with pytest.raises(TypeError, match=r"numpy\.add.*'out'"):
+        np.add(Y, Y, out=(af.asarray(X),))  # a Tensor is never written through NumPy
+
+
 def test_ufunc_dtype_argument(backend):
     t = _leaf()
     out = np.exp(t, dtype=np.float32)
