@@ -181,6 +181,7 @@ def _dummy_for(func):
             defaults[f"_d{i}"] = p.default
             p = p.replace(default=_Token(f"_d{i}"))
         params.append(p.replace(annotation=inspect.Parameter.empty))
+    # PyTorch's dummies are lambdas: no annotations (the 2020 note prints one's signature)
     text = str(sig.replace(parameters=params, return_annotation=inspect.Signature.empty))
     ns = dict(defaults)
     exec(f"def dummy{text}:\n    return -1\n", ns)  # noqa: S102 - code generated from signatures

@@ -388,10 +388,10 @@ def register_cupy_kernels(forward: CustomOpDef, backward: CustomOpDef) -> bool:
     return True
 
 
-gelu_tanh, gelu_tanh_backward = make_gelu_tanh()
-NUMBA_KERNELS: bool = "numpy" in gelu_tanh.kernels
+gelu_tanh, gelu_tanh_backward = make_gelu_tanh(numba=False, cupy=False)
+NUMBA_KERNELS: bool = register_numba_kernels(gelu_tanh, gelu_tanh_backward)
 """Whether the Numba kernels are registered (Numba importable)."""
-CUPY_KERNELS: bool = "cupy" in gelu_tanh.kernels
+CUPY_KERNELS: bool = register_cupy_kernels(gelu_tanh, gelu_tanh_backward)
 """Whether the CuPy kernels are registered (CuPy and a GPU present)."""
 
 
