@@ -30,6 +30,7 @@ from .ops import (
     manipulation,
     reductions,
     searching,
+    special,
 )
 from .ops import dtypes as _dt
 from .ops import linalg as _ops_linalg
@@ -210,7 +211,12 @@ def array_ufunc(self: Tensor, ufunc: Any, method: str, *inputs: Any, **kwargs: A
     See :meth:`arrayflow.Tensor.__array_ufunc__`.
     """
     name = ufunc.__name__
-    fname = f"numpy.{name}" if method == "__call__" else f"numpy.{name}.{method}"
+    numpy_own = getattr(_numpy(), name, None) is ufunc
+    # NumPy's own ufuncs by name; another library's (SciPy's ``scipy.special.erf``) through
+    # ``arrayflow.special``'s function of the same name (SciPy's semantics), if there is one.
+    fname = f"numpy.{name}" if numpy_own else f"ufunc {name!r} (not NumPy's)"
+    if method != "__call__":
+        fname = f"numpy.{name}.{method}" if numpy_own else f"{fname}.{method}"
     if method not in ("__call__", "reduce", "accumulate", "outer"):
         raise TypeError(f"{fname} is not supported on arrayflow Tensors (in-place or "
                         f"segmented ufunc method); use arrayflow functions (index "
@@ -225,14 +231,18 @@ def array_ufunc(self: Tensor, ufunc: Any, method: str, *inputs: Any, **kwargs: A
             return NotImplemented  # another array type: its turn (NEP 13)
     like = _first_tensor(inputs)
     like = self if like is None else like
-    target = _UFUNCS.get(name)
-    fn = None if target is None else _af(target)
+    if numpy_own:
+        target = _UFUNCS.get(name)
+        fn = None if target is None else _af(target)
+    else:
+        fn = getattr(special, name, None) if name in special.__all__ else None
 
     def run_numpy(a, k):
         return getattr(ufunc, method)(*a, **k)
 
     if fn is None:
-        return _fallback(fname, _suggest(name), inputs, kwargs, run_numpy)
+        return _fallback(fname, _suggest(name) if numpy_own else None, inputs, kwargs,
+                         run_numpy)
     out = kwargs.get("out")
     if out is not None and all(_is_ndarray(o) for o in out) and not _any_requires_grad(inputs):
         # NumPy writes into its own arrays: the values of Tensors that need no graph

@@ -321,3 +321,23 @@ def test_where_torch_raises_we_differentiate():
     af.sum(np.exp(t)).backward()
     torch.exp(tt).sum().backward()
     np.testing.assert_allclose(t.grad.numpy(), tt.grad.numpy())
+
+
+SCIPY_UFUNCS = [("erf", torch.special.erf), ("expit", torch.special.expit),
+                ("ndtr", torch.special.ndtr), ("gammaln", torch.special.gammaln),
+                ("logit", torch.special.logit)]
+
+
+@pytest.mark.parametrize(("name", "g"), SCIPY_UFUNCS, ids=[n for n, _ in SCIPY_UFUNCS])
+def test_scipy_special_ufunc_runs_arrayflow_special(backend, name, g):
+    """A SciPy ufunc called on a Tensor (SciPy without SCIPY_ARRAY_API) runs af.special's
+    function of that name: SciPy's values, torch.special's gradient."""
+    ufuncs = pytest.importorskip("scipy.special._ufuncs")
+    f = getattr(ufuncs, name)
+    _grad_vs_torch(backend, f, g, w=W, rtol=1e-7)
+
+
+def test_foreign_ufunc_without_counterpart_is_named():
+    ufuncs = pytest.importorskip("scipy.special._ufuncs")
+    with pytest.raises(TypeError, match=r"ufunc 'erfcinv' \(not NumPy's\)"):
+        ufuncs.erfcinv(_leaf())
