@@ -520,6 +520,77 @@ def _positional(af_name, nargs):
     return impl
 
 
+_COMPLEX_IN = ("fft.fft", "fft.ifft", "fft.fftn", "fft.ifftn", "fft.hfft")
+
+
+def _fft_input(af_name: str, a: Any) -> Any:
+    """NumPy's complex transforms take real input (the standard's take complex only)."""
+    if af_name in _COMPLEX_IN and isinstance(a, Tensor) and a.dtype.kind != "complex floating":
+        a = _astype(a, _dtypes.complex64 if a.dtype == _dtypes.float32 else _dtypes.complex128)
+    return a
+
+
+def _fft1(af_name):
+    def impl(fname, a, n=None, axis=-1, norm=None, out=None):
+        if out is not None:
+            raise _unsupported(fname, "out", out)
+        return _af(af_name)(_fft_input(af_name, a), n=n, axis=axis,
+                            norm="backward" if norm is None else norm)
+    return impl
+
+
+def _fftn(af_name, default_axes=None):
+    def impl(fname, a, s=None, axes=default_axes, norm=None, out=None):
+        if out is not None:
+            raise _unsupported(fname, "out", out)
+        return _af(af_name)(_fft_input(af_name, a), s=s, axes=axes,
+                            norm="backward" if norm is None else norm)
+    return impl
+
+
+def _sort(af_name):
+    def impl(fname, a, axis=-1, kind=None, order=None, *, stable=None):
+        if order is not None:
+            raise _unsupported(fname, "order", order)
+        if axis is None:
+            a, axis = manipulation.reshape(a, (-1,)), 0
+        return _af(af_name)(a, axis=axis, stable=True)
+    return impl
+
+
+def _trace_like(af_name):
+    def impl(fname, a, offset=0, axis1=0, axis2=1, **kw):
+        extra = _take(fname, kw, {"dtype": None} if af_name == "linalg.trace" else {})
+        x = manipulation.moveaxis(a, (axis1, axis2), (-2, -1))
+        kwargs = {"offset": offset}
+        if extra.get("dtype") is not None:
+            kwargs["dtype"] = _dtype(fname, extra["dtype"])
+        return _af(af_name)(x, **kwargs)
+    return impl
+
+
+def _swapaxes(fname, a, axis1, axis2):
+    axes = list(range(a.ndim))
+    axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
+    return manipulation.permute_dims(a, tuple(axes))
+
+
+def _diff(fname, a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
+    kw = {"n": n, "axis": axis}
+    if prepend is not _NO_VALUE:
+        kw["prepend"] = prepend
+    if append is not _NO_VALUE:
+        kw["append"] = append
+    return _af("diff")(a, **kw)
+
+
+def _outer(fname, a, b, out=None):
+    if out is not None:
+        raise _unsupported(fname, "out", out)
+    a, b = manipulation.reshape(a, (-1, 1)), manipulation.reshape(b, (1, -1))
+    return elementwise.multiply(a, b)
+
+
 _FUNCTIONS = {
     "sum": _reduction("sum", dtype_arg=True), "prod": _reduction("prod", dtype_arg=True),
     "mean": _reduction("mean", mean=True), "std": _reduction("std", mean=True, ddof=True),
@@ -540,7 +611,26 @@ _FUNCTIONS = {
     "isclose": _close("isclose"), "allclose": _close("allclose"),
     "zeros_like": _like("zeros_like"), "ones_like": _like("ones_like"),
     "empty_like": _like("empty_like"), "full_like": _like("full_like"),
-    "round": _round,
+    "round": _round, "around": _round,
+    "cumulative_sum": _simple("cumulative_sum", "axis", "dtype", "include_initial"),
+    "cumulative_prod": _simple("cumulative_prod", "axis", "dtype", "include_initial"),
+    "sort": _sort("sort"), "argsort": _sort("argsort"),
+    "roll": lambda fname, a, shift, axis=None: manipulation.roll(a, shift, axis=axis),
+    "tile": lambda fname, a, reps: manipulation.tile(
+        a, (reps,) if isinstance(reps, int) else tuple(reps)),
+    "repeat": lambda fname, a, repeats, axis=None: manipulation.repeat(a, repeats, axis=axis),
+    "ravel": lambda fname, a, order="C": _reshape(fname, a, (-1,), order),
+    "swapaxes": _swapaxes, "diff": _diff, "outer": _outer,
+    "trace": _trace_like("linalg.trace"), "diagonal": _trace_like("linalg.diagonal"),
+    "fft.fft": _fft1("fft.fft"), "fft.ifft": _fft1("fft.ifft"), "fft.rfft": _fft1("fft.rfft"),
+    "fft.irfft": _fft1("fft.irfft"), "fft.hfft": _fft1("fft.hfft"),
+    "fft.ihfft": _fft1("fft.ihfft"),
+    "fft.fftn": _fftn("fft.fftn"), "fft.ifftn": _fftn("fft.ifftn"),
+    "fft.rfftn": _fftn("fft.rfftn"), "fft.irfftn": _fftn("fft.irfftn"),
+    "fft.fft2": _fftn("fft.fftn", (-2, -1)), "fft.ifft2": _fftn("fft.ifftn", (-2, -1)),
+    "fft.rfft2": _fftn("fft.rfftn", (-2, -1)), "fft.irfft2": _fftn("fft.irfftn", (-2, -1)),
+    "fft.fftshift": _simple("fft.fftshift", "axes"),
+    "fft.ifftshift": _simple("fft.ifftshift", "axes"),
     "shape": lambda fname, a: tuple(a.shape),
     "ndim": lambda fname, a: a.ndim,
     "size": lambda fname, a, axis=None: a.size if axis is None else a.shape[axis],
