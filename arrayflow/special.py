@@ -19,11 +19,14 @@ from .ops.special import (
     expit,
     gammaln,
     log_ndtr,
+    log_softmax,
     logit,
+    logsumexp,
     ndtr,
     ndtri,
     rel_entr,
     sinc,
+    softmax,
     xlog1py,
     xlogy,
 )
@@ -31,5 +34,6 @@ from .ops.special import (
 psi = digamma
 """SciPy's name of :func:`digamma` (``scipy.special.psi`` dispatches to it)."""
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "log_ndtr", "logit",
-           "ndtr", "ndtri", "psi", "rel_entr", "sinc", "xlog1py", "xlogy"]
+__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "log_ndtr",
+           "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "psi", "rel_entr", "sinc",
+           "softmax", "xlog1py", "xlogy"]

@@ -481,7 +481,7 @@ def _fallback(func, name: str, args: tuple, kwargs: dict) -> Any:
 # --- derived rules -----------------------------------------------------------------------------
 
 _REDUCE = {"sum", "prod", "mean", "std", "var", "max", "min", "all", "any", "count_nonzero",
-           "linalg.vector_norm"}
+           "linalg.vector_norm", "special.logsumexp", "special.softmax", "special.log_softmax"}
 _AXIS_INT = {"argmax", "argmin", "cumulative_sum", "cumulative_prod", "sort", "argsort",
              "fft.fft", "fft.ifft", "fft.rfft", "fft.irfft", "fft.hfft", "fft.ihfft", "diff"}
 _LEADING = {"linalg.cholesky", "linalg.det", "linalg.diagonal", "linalg.eigh",

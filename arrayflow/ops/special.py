@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import math
 
-from .._typing import Array
+from .._typing import Array, Axis
 from ._registry import op
-from ._vjp_util import is_array, sum_to_shape
+from ._vjp_util import is_array, sum_to_shape, unreduce
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "log_ndtr", "logit",
-           "ndtr", "ndtri", "rel_entr", "sinc", "xlog1py", "xlogy"]
+__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "log_ndtr",
+           "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "rel_entr", "sinc", "softmax",
+           "xlog1py", "xlogy"]
 
 _ERX = 8.45062911510467529297e-01
 _EFX = 1.28379167095512586316e-01
@@ -731,3 +732,109 @@ _digamma_vjp, _digamma_jvp = _unary_rules(lambda xp, x, out: _trigamma(xp, x))
         "SciPy ``scipy.special.psi``/``digamma``; PyTorch ``torch.special.digamma``."))
 def digamma(xp, x: Array, /):
     return _digamma(xp, x), (x, None)
+
+
+# softmax, log_softmax, logsumexp: SciPy's reductions (axis=None: over every element) -------
+
+_AXIS = ("axis : int, tuple of int or None, optional\n    Axes to reduce over; None (the "
+         "default, as SciPy) means every axis.")
+
+
+@op("special.softmax", module=_M, section="torch", dtypes="real floating", floating=True,
+    doc=_doc(
+        "The softmax function ``exp(x) / sum(exp(x), axis)``.",
+        "Computed as SciPy does, from ``exp(x - max(x, axis))``: NaN along an axis holding\n"
+        "``inf`` or only ``-inf``.",
+        _X + "\n" + _AXIS, _SAME + " Sums to 1 along ``axis``.",
+        "VJP ``y * (g - sum(g * y, axis))`` and JVP ``y * (dx - sum(y * dx, axis))`` from\n"
+        "the output ``y``. PyTorch's ``torch.special.softmax`` requires ``dim``; SciPy's\n"
+        "default (all axes) is kept here.",
+        "SciPy ``scipy.special.softmax``; PyTorch ``torch.special.softmax``."))
+def softmax(xp, x: Array, /, axis: Axis = None):
+    m = xp.max(x, axis=axis, keepdims=True)
+    e = xp.exp(x - m)
+    y = e / xp.sum(e, axis=axis, keepdims=True)
+    return y, (y, axis)
+
+
+@softmax.defvjp
+def _softmax_vjp2(xp, res, g):
+    y, axis = res
+    return (y * (g - xp.sum(g * y, axis=axis, keepdims=True)),)
+
+
+@softmax.defjvp
+def _softmax_jvp(xp, tangents, out, x, axis=None):
+    dx = tangents["x"]
+    return out * (dx - xp.sum(out * dx, axis=axis, keepdims=True))
+
+
+@op("special.log_softmax", module=_M, section="torch", dtypes="real floating", floating=True,
+    doc=_doc(
+        "The logarithm of :func:`softmax`, ``x - logsumexp(x, axis)``.",
+        "Accurate where ``softmax`` saturates (``log_softmax([0, -1000]) = [0, -1000]``);\n"
+        "SciPy's treatment of infinite maxima (shifted by 0 instead).",
+        _X + "\n" + _AXIS, _SAME,
+        "VJP ``g - exp(y) * sum(g, axis)`` and JVP ``dx - sum(exp(y) * dx, axis)`` from the\n"
+        "output ``y``.",
+        "SciPy ``scipy.special.log_softmax``; PyTorch ``torch.special.log_softmax``."))
+def log_softmax(xp, x: Array, /, axis: Axis = None):
+    m = xp.max(x, axis=axis, keepdims=True)
+    t = x - xp.where(xp.isfinite(m), m, 0.0)
+    y = t - xp.log(xp.sum(xp.exp(t), axis=axis, keepdims=True))
+    return y, (y, axis)
+
+
+@log_softmax.defvjp
+def _log_softmax_vjp(xp, res, g):
+    y, axis = res
+    return (g - xp.exp(y) * xp.sum(g, axis=axis, keepdims=True),)
+
+
+@log_softmax.defjvp
+def _log_softmax_jvp(xp, tangents, out, x, axis=None):
+    dx = tangents["x"]
+    return dx - xp.sum(xp.exp(out) * dx, axis=axis, keepdims=True)
+
+
+def _reduced_axes(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(a % ndim for a in ((axis,) if isinstance(axis, int) else axis))
+
+
+@op("special.logsumexp", module=_M, section="torch", dtypes="real floating", floating=True,
+    doc=_doc(
+        "``log(sum(exp(x), axis))`` without overflow.",
+        "``-inf`` along an axis of only ``-inf``, ``inf`` where an element is ``inf``, NaN\n"
+        "where one is NaN (SciPy's values).",
+        _X + "\n" + _AXIS + "\nkeepdims : bool, optional\n    Keep the reduced axes with "
+        "size 1.",
+        "Tensor\n    ``x``'s shape without ``axis`` (size 1 there with ``keepdims``), "
+        "``x``'s dtype.",
+        "The maximum along ``axis`` is shifted out first (0 where it is not finite). SciPy's\n"
+        "``b=`` (weights) and ``return_sign=`` are not supported. VJP ``g * exp(x - out)``\n"
+        "(the softmax), JVP ``sum(exp(x - out) * dx, axis)``.",
+        "SciPy ``scipy.special.logsumexp``; PyTorch ``torch.special.logsumexp``."))
+def logsumexp(xp, x: Array, /, axis: Axis = None, keepdims: bool = False):
+    m = xp.max(x, axis=axis, keepdims=True)
+    m = xp.where(xp.isfinite(m), m, 0.0)
+    out = xp.log(xp.sum(xp.exp(x - m), axis=axis, keepdims=True)) + m
+    if not keepdims:
+        out = xp.squeeze(out, axis=_reduced_axes(axis, x.ndim)) if x.ndim else out
+    return out, (x, out, axis, keepdims)
+
+
+@logsumexp.defvjp
+def _logsumexp_vjp(xp, res, g):
+    x, out, axis, keepdims = res
+    shape = tuple(x.shape)
+    return (unreduce(xp, g, shape, axis, keepdims) * xp.exp(
+        x - unreduce(xp, out, shape, axis, keepdims)),)
+
+
+@logsumexp.defjvp
+def _logsumexp_jvp(xp, tangents, out, x, axis=None, keepdims=False):
+    shape = tuple(x.shape)
+    p = xp.exp(x - unreduce(xp, out, shape, axis, keepdims))
+    return xp.sum(p * tangents["x"], axis=axis, keepdims=keepdims)

@@ -1223,10 +1223,10 @@ def _special_cases():
 
 def _scipy(name):
     """``scipy.special.<name>`` as a reference (SciPy imported on first call)."""
-    def ref(*args):
+    def ref(*args, **kwargs):
         import scipy.special
 
-        return getattr(scipy.special, "psi" if name == "digamma" else name)(*args)
+        return getattr(scipy.special, "psi" if name == "digamma" else name)(*args, **kwargs)
     ref.__name__ = name
     return ref
 
@@ -1273,6 +1273,19 @@ def _scipy_special_cases():
             cases.append(OpCase(op, _inputs(((3,), "float64", lo, hi), extra=(1.7,)), ref,
                                 "python-scalar",
                                 tol={"float64": (1e-13, 0.0)}))
+    for name in ("softmax", "log_softmax", "logsumexp"):
+        op, ref = f"special.{name}", _scipy(name)
+        cases.append(OpCase(op, _inputs(((3, 4), "float64", -3, 3)), ref, "all-axes"))
+        cases.append(OpCase(op, _inputs(((2, 3, 4), "float32", -3, 3), kwargs={"axis": 1}), ref,
+                            "axis-float32"))
+        cases.append(OpCase(op, _inputs(((2, 3, 4), "float64", -30, 30),
+                                        kwargs={"axis": (0, 2)}), ref, "axes"))
+        cases.append(OpCase(op, _inputs(_fixed([[0.0, -1000.0, 5.0], [-np.inf, -np.inf, 1.0]],
+                                               "float64"), kwargs={"axis": -1}), ref,
+                            "saturated", gradcheck=False))
+    cases.append(OpCase("special.logsumexp", _inputs(((3, 4), "float64", -3, 3),
+                                                     kwargs={"axis": 0, "keepdims": True}),
+                        _scipy("logsumexp"), "keepdims"))
     return cases
 
 
