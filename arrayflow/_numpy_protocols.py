@@ -591,6 +591,35 @@ def _outer(fname, a, b, out=None):
     return elementwise.multiply(a, b)
 
 
+def _cov(fname, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None,
+         aweights=None, *, dtype=None):
+    """NumPy's ``cov`` without weights: variables in rows (``rowvar``), ``ddof`` 1 (0 with
+    ``bias``); a 0-d result for one variable."""
+    for k, v in (("fweights", fweights), ("aweights", aweights)):
+        if v is not None:
+            raise _unsupported(fname, k, v)
+    x = m if isinstance(m, Tensor) else creation.asarray(m)
+    dt = _dtype(fname, dtype)
+    x = _float_for_mean(x) if dt is None else _astype(x, dt)
+    if x.ndim > 2:
+        raise ValueError(f"{fname}: m has more than 2 dimensions")
+    if x.ndim < 2:
+        x = manipulation.reshape(x, (1, -1))
+    if not rowvar and x.shape[0] != 1:
+        x = manipulation.permute_dims(x, (1, 0))
+    if y is not None:
+        yy = _float_for_mean(y if isinstance(y, Tensor) else creation.asarray(y))
+        yy = manipulation.reshape(yy, (1, -1)) if yy.ndim < 2 else yy
+        if not rowvar and yy.shape[0] != 1:
+            yy = manipulation.permute_dims(yy, (1, 0))
+        x = manipulation.concat([x, yy], axis=0)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    xc = x - reductions.mean(x, axis=1, keepdims=True)
+    c = _ops_linalg.matmul(xc, manipulation.permute_dims(elementwise.conj(xc), (1, 0)))
+    c = c / (x.shape[1] - ddof)
+    return manipulation.reshape(c, ()) if c.shape == (1, 1) else c
+
+
 _FUNCTIONS = {
     "sum": _reduction("sum", dtype_arg=True), "prod": _reduction("prod", dtype_arg=True),
     "mean": _reduction("mean", mean=True), "std": _reduction("std", mean=True, ddof=True),
@@ -620,7 +649,7 @@ _FUNCTIONS = {
         a, (reps,) if isinstance(reps, int) else tuple(reps)),
     "repeat": lambda fname, a, repeats, axis=None: manipulation.repeat(a, repeats, axis=axis),
     "ravel": lambda fname, a, order="C": _reshape(fname, a, (-1,), order),
-    "swapaxes": _swapaxes, "diff": _diff, "outer": _outer,
+    "swapaxes": _swapaxes, "diff": _diff, "outer": _outer, "cov": _cov,
     "trace": _trace_like("linalg.trace"), "diagonal": _trace_like("linalg.diagonal"),
     "fft.fft": _fft1("fft.fft"), "fft.ifft": _fft1("fft.ifft"), "fft.rfft": _fft1("fft.rfft"),
     "fft.irfft": _fft1("fft.irfft"), "fft.hfft": _fft1("fft.hfft"),

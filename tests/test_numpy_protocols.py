@@ -269,6 +269,12 @@ FUNCTIONS = [
     ("trace", lambda t: np.trace(t), lambda t: torch.trace(t)),
     ("diagonal", lambda t: np.diagonal(t, 1), lambda t: torch.diagonal(t, 1)),
     ("cumulative_sum", lambda t: np.cumulative_sum(t, axis=1), lambda t: t.cumsum(1)),
+    ("cov", lambda t: np.cov(t), lambda t: torch.cov(t)),
+    ("cov rowvar bias", lambda t: np.cov(t, rowvar=False, bias=True),
+     lambda t: torch.cov(t.T, correction=0)),
+    ("cov ddof 1-D", lambda t: np.cov(t[0], ddof=2), lambda t: torch.cov(t[0], correction=2)),
+    ("cov y", lambda t: np.cov(t[0], Y[1]),
+     lambda t: torch.cov(torch.stack([t[0], torch.tensor(Y[1])]))),
 ]
 
 
