@@ -11,8 +11,10 @@ or ufunc with no arrayflow counterpart:
 - on a Tensor that requires grad, raises ``TypeError`` naming the function and, where one
   exists, the arrayflow spelling (running NumPy would drop the graph).
 
-NumPy is never imported at module level (the core imports no array library): ufuncs and
-functions are recognised by ``__name__`` and ``__module__``.
+NumPy is never imported at module level (the core imports no array library): NumPy's own
+ufuncs are those that are attributes of the loaded ``numpy`` module under their
+``__name__`` (another library's ufunc, SciPy's ``erf``, maps to ``arrayflow.special``), and
+functions are recognised by ``__name__`` and ``__module__`` (``"linalg.norm"``).
 """
 
 from __future__ import annotations
@@ -262,10 +264,11 @@ def array_ufunc(self: Tensor, ufunc: Any, method: str, *inputs: Any, **kwargs: A
         return fn(*args)
     if method in ("reduce", "accumulate"):
         table = _REDUCE if method == "reduce" else _ACCUMULATE
-        red = _af(table[name]) if name in table else None
+        red = _af(table[name]) if numpy_own and name in table else None
         if red is None:
             return _fallback(fname, None, inputs, kwargs, run_numpy)
         (x,) = args
+        kwargs.pop("where", None)  # only where=True gets here
         axis = kwargs.pop("axis", 0)
         keepdims = kwargs.pop("keepdims", False)
         if kwargs:

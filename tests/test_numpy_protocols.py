@@ -182,6 +182,10 @@ def test_ufunc_reduce_accumulate_outer(backend):
     _grad_vs_torch(backend, lambda t: np.add.accumulate(t), lambda t: t.cumsum(0), w=W)
     _grad_vs_torch(backend, lambda t: np.multiply.accumulate(t, axis=1),
                    lambda t: t.cumprod(1), w=W)
+    _grad_vs_torch(backend, lambda t: np.add.reduce(t, axis=1, where=True),
+                   lambda t: t.sum(1))
+    with pytest.raises(TypeError, match=r"numpy\.subtract\.reduce.*not differentiable"):
+        np.subtract.reduce(_leaf())
     v = X[0]
     _grad_vs_torch(backend, lambda t: np.multiply.outer(t, v),
                    lambda t: torch.outer(t, torch.tensor(v)), x=X[1],
