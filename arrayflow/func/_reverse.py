@@ -34,9 +34,10 @@ from ..autograd import forward_ad as _fw
 from ..autograd import grad as _autograd_grad
 from ..autograd.graph import AccumulateGrad, grad_edge
 from ..ops.creation import eye, ones_like, zeros, zeros_like
-from ..ops.manipulation import reshape, stack
+from ..ops.manipulation import concat, reshape
 from ..tensor import Tensor
 from . import _batching as _vb
+from . import _vmap
 from ._pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jacrev"]
@@ -438,6 +439,11 @@ def _vjp(func, primals, argnums, has_aux, api):
                     f"{api} vjp_fn: vmapping a vjp_fn over its cotangents inside another "
                     f"vmap is not supported; call vjp inside the vmap instead")
 
+            batched = _batched_rows(level, flat_out_p, flat_diff_p, flat_ct, out_reaches,
+                                    create_graph)
+            if batched is not None:
+                return tree_unflatten(batched, diff_spec)
+
             def row(*cts):
                 res = vjp_fn(tree_unflatten(list(cts), out_spec), True, create_graph)
                 return tuple(tree_leaves(res))
@@ -454,6 +460,22 @@ def _vjp(func, primals, argnums, has_aux, api):
         return tree_unflatten(level.unwrap_flat(gs, create), diff_spec)
 
     return results, vjp_fn, aux
+
+
+def _batched_rows(level, outs: list, diffs: list, cts: list, out_reaches: list,
+                  create_graph: bool) -> list | None:
+    """All the rows of ``vmap(vjp_fn)(cotangents)`` in one backward pass: the VJP rules
+    run on Tensors (``create_graph``), so the batched cotangents go through their ops'
+    batching rules. None where a rule cannot run batched (it reads a value, say): the
+    caller then loops over the rows."""
+    ct_grad = any(c.requires_grad for c in cts)
+    keep = bool(create_graph) and (ct_grad or (level.enabled and any(out_reaches)))
+    try:
+        with enable_grad():
+            gs = _grads(outs, diffs, list(cts), retain_graph=True, create_graph=True)
+    except (RuntimeError, NotImplementedError, TypeError, ValueError):
+        return None
+    return level.unwrap_flat(gs, keep)
 
 
 def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
@@ -521,9 +543,9 @@ def jacrev(func: Callable[..., Any], argnums: ArgnumsT = 0, *, has_aux: bool = F
     has_aux : bool, default False
         Whether ``func`` returns ``(output, aux)``; then the result is ``(jacobian, aux)``.
     chunk_size : int or None, default None
-        Accepted for torch.func compatibility (must be positive): without ``vmap``
-        the rows are always computed one VJP at a time, as torch.func does with
-        ``chunk_size=1``.
+        The rows of the Jacobian (one per output element) are computed by ``vmap`` over
+        the VJP, ``chunk_size`` rows per backward pass (None: all at once; 1: one VJP per
+        row), as torch.func. Inside another ``vmap``, one VJP per row.
 
     Returns
     -------
@@ -565,15 +587,28 @@ def jacrev(func: Callable[..., Any], argnums: ArgnumsT = 0, *, has_aux: bool = F
                 continue
             with use_backend(o._backend):
                 basis = eye(numels[i], dtype=o.dtype, device=o.device)
-            for j in range(numels[i]):
+            if not _vb.active_levels():
+                # the rows batched: one backward pass per chunk of chunk_size rows
+                # (vmap over vjp_fn; its VJP rules run on Tensors, through batching rules)
+                def rows_of(ct, i=i):
+                    cts = list(zero_cts)
+                    cts[i] = ct
+                    return tuple(tree_leaves(vjp_fn(tree_unflatten(cts, out_spec))))
+
+                res = _vmap.vmap(rows_of, chunk_size=chunk_size)(
+                    reshape(basis, (numels[i],) + tuple(o.shape)))
+                for p, r in enumerate(res):
+                    rows[p].append(r)
+                continue
+            for j in range(numels[i]):  # inside vmap: one VJP per row
                 cts = list(zero_cts)
                 cts[i] = reshape(basis[j], tuple(o.shape))
                 res = tree_leaves(vjp_fn(tree_unflatten(cts, out_spec)))
                 for p, r in enumerate(res):
-                    rows[p].append(r)
+                    rows[p].append(reshape(r, (1,) + tuple(r.shape)))
         per_output: list[list] = [[] for _ in flat_out]
         for p, prim in enumerate(flat_primals):
-            full = stack(rows[p], axis=0) if rows[p] else None
+            full = concat(rows[p], axis=0) if rows[p] else None
             start = 0
             for i, o in enumerate(flat_out):
                 shape = tuple(o.shape) + tuple(prim.shape)
