@@ -279,8 +279,9 @@ def protocol_method(t: type, instance: Any = None, *, mode: bool = False) -> Cal
         method and no ``instance`` was given.
     """
     global _plain_method_warned
+    cls: Any = t  # a type that defines the protocol (checked by protocol_form)
     if protocol_form(t) != "instance method":
-        return t.__arrayflow_function__  # bound to the class, or static
+        return cls.__arrayflow_function__  # bound to the class, or static
     if instance is None:
         raise TypeError(f"protocol_method: {t.__name__}.__arrayflow_function__ is a plain "
                         f"instance method; pass an instance of {t.__name__} to call it on")
@@ -290,7 +291,7 @@ def protocol_method(t: type, instance: Any = None, *, mode: bool = False) -> Cal
             "Defining your `__arrayflow_function__` as a plain method is deprecated and will "
             "be an error in future, please define it as a classmethod.", UserWarning,
             stacklevel=4)
-    return t.__arrayflow_function__.__get__(instance, t)
+    return cls.__arrayflow_function__.__get__(instance, t)
 
 
 def protocol_form(t: type) -> str:
@@ -338,7 +339,7 @@ def _no_impl_message(func, types) -> str:
     msg = (f"no implementation found for '{_qualname(func)}' on types that implement "
            f"__arrayflow_function__: [{', '.join(t.__name__ for t in types)}]")
     st = state.get()
-    if modes_active(st):
+    if st is not None and modes_active(st):
         msg += f" (active mode: {type(st.modes[-1]).__name__})"
     return msg
 
@@ -582,7 +583,7 @@ def overridable_method(fn: Callable) -> Callable:
             return dispatch(method, over, full, kwargs)
         return fn(self, *args, **kwargs)
 
-    method._arrayflow_method = True
+    setattr(method, "_arrayflow_method", True)  # noqa: B010 - a marker attribute
     return method
 
 
@@ -761,7 +762,7 @@ def explain_dispatch(func: Callable, *args: Any, **kwargs: Any) -> DispatchRepor
         why = (f"subclass of {', '.join(subs_of)}, so before it" if subs_of else
                f"first appears at position {first_seen.index(t)} (left to right)")
         rep.order.append((t.__name__, why))
-    if modes_active(st):
+    if st is not None and modes_active(st):
         rep.mode = type(st.modes[-1]).__name__
     token = _explaining.set(rep)
     try:

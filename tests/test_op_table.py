@@ -210,3 +210,18 @@ def test_defbatch_attaches_to_the_canonical_op_only():
     with pytest.raises(TypeError, match="expected a function"):
         OPS["concat"].defbatch("linear")
     assert ALIASES["cat"].batch is OPS["concat"].batch is not None
+
+
+def test_static_exports_name_exactly_the_registered_ops():
+    # elementwise.__all__ and the type-checking block of aliases.py are written out (so type
+    # checkers see af.exp and af.mul); they must stay the registry's.
+    from arrayflow.ops import aliases, elementwise
+
+    own = {n for n, o in OPS.items() if o.forward.__module__ == elementwise.__name__}
+    assert set(elementwise.__all__) == own
+    tree = ast.parse(pathlib.Path(aliases.__file__).read_text())
+    block = next(n for n in tree.body if isinstance(n, ast.If))
+    declared = {s.target.id for s in block.body if isinstance(s, ast.AnnAssign)}
+    listed = next(ast.literal_eval(s.value) for s in block.body if isinstance(s, ast.Assign))
+    top_level = {n for n in ALIASES if "." not in n}
+    assert declared == set(listed) == top_level

@@ -285,10 +285,6 @@ def test_users_code_type_checks(tmp_path, monkeypatch):
     assert [e.split(":")[1] for e in errors] == ["3", "4", "5"], errors
 
 
-@pytest.mark.xfail(strict=True, reason="the element-wise and alias op families create their "
-                   "functions in loops (globals()[name] = ...) and build __all__ at run time, "
-                   "so a type checker sees no af.sqrt/af.add/af.mul: the families need static "
-                   "declarations")
 def test_users_namespace_functions_type_check(tmp_path, monkeypatch):
     errors, err = _mypy(tmp_path, monkeypatch, "import arrayflow as af\n"
                         "x = af.asarray([1.0])\ny = af.sqrt(af.add(x, x))\nz = af.mul(x, 2)\n")

@@ -63,7 +63,10 @@ class _Tangents:
     def __setitem__(self, t, tangent) -> None:
         d = self._d
         k = id(t)
-        d[k] = (weakref.ref(t, lambda _r, k=k, d=d: d.pop(k, None)), tangent)
+        def drop(_ref: Any, k: int = k, d: dict = d) -> None:
+            d.pop(k, None)
+
+        d[k] = (weakref.ref(t, drop), tangent)
 
     def clear(self) -> None:
         self._d.clear()

@@ -71,7 +71,8 @@ class TreeSpec:
                 return "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(self.context, kids)) + "}"
             items = ", ".join(f"({k!r}, {c})" for k, c in zip(self.context, kids))
             return f"OrderedDict([{items}])"
-        fields = ", ".join(f"{f}={c}" for f, c in zip(self.kind._fields, kids))
+        kind: Any = self.kind  # a namedtuple class
+        fields = ", ".join(f"{f}={c}" for f, c in zip(kind._fields, kids))
         return f"{self.kind.__name__}({fields})"
 
 

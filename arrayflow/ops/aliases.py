@@ -17,8 +17,36 @@ so that ``from arrayflow.ops.aliases import *`` exports them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import creation, elementwise, linalg, manipulation  # noqa: F401  (registers the ops)
 from ._registry import ALIASES
 
 globals().update({n: a for n, a in ALIASES.items() if "." not in n})
 __all__ = [n for n in ALIASES if "." not in n]
+
+if TYPE_CHECKING:  # what the registry holds, spelled out for type checkers only
+    # (tests/test_op_table.py checks this block names exactly the registered aliases)
+    from ._registry import AliasOp
+
+    absolute: AliasOp
+    arccos: AliasOp
+    arcsin: AliasOp
+    arctan: AliasOp
+    arctan2: AliasOp
+    as_tensor: AliasOp
+    cat: AliasOp
+    clamp: AliasOp
+    concatenate: AliasOp
+    div: AliasOp
+    mm: AliasOp
+    movedim: AliasOp
+    mul: AliasOp
+    neg: AliasOp
+    permute: AliasOp
+    power: AliasOp
+    sub: AliasOp
+    true_divide: AliasOp
+    __all__ = ["absolute", "arccos", "arcsin", "arctan", "arctan2", "as_tensor", "cat", "clamp",
+               "concatenate", "div", "mm", "movedim", "mul", "neg", "permute", "power", "sub",
+               "true_divide"]

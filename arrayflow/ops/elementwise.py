@@ -26,8 +26,6 @@ from ._vjp_util import is_array as _is_array
 from ._vjp_util import is_complex as _is_complex
 from ._vjp_util import sum_to_shape as _sum_to
 
-__all__: list[str] = []
-
 _UNARY_DOC = """{summary}
 
 Parameters
@@ -182,7 +180,6 @@ def _unary(name, summary, *, dtypes, floating=False, bool_result=False, saves="i
            jvp=_unary_jvp(jvp),
            doc=_doc(_UNARY_DOC, name, summary, dtypes, floating, bool_result, False, vjp,
                     complex_ok, name if torch_name is ... else torch_name))(forward)
-    __all__.append(name)
     return o
 
 
@@ -241,7 +238,6 @@ def _binary(name, summary, *, dtypes, floating=False, bool_result=False, saves="
            res_needs=res_needs, vjp=rule, jvp=_binary_jvp(jvp),
            doc=_doc(_BINARY_DOC, name, summary, dtypes, floating, bool_result, promote, vjp,
                     complex_ok, name if torch_name is ... else torch_name))(forward)
-    __all__.append(name)
     return o
 
 
@@ -796,4 +792,15 @@ def _clip_jvp(xp, tangents, out, x, /, min=None, max=None):
     return xp.where(x < max, dx, dmax)
 
 
-__all__.append("clip")
+# The table above, by name (static, so type checkers see ``af.exp``; tests/test_op_table.py
+# checks it lists exactly this module's ops).
+__all__ = [
+    "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
+    "bitwise_invert", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
+    "ceil", "clip", "conj", "copysign", "cos", "cosh", "divide", "equal", "exp", "expm1",
+    "floor", "floor_divide", "greater", "greater_equal", "hypot", "imag", "isfinite", "isinf",
+    "isnan", "less", "less_equal", "log", "log10", "log1p", "log2", "logaddexp", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "multiply", "negative",
+    "nextafter", "not_equal", "positive", "pow", "real", "reciprocal", "remainder", "round",
+    "sign", "signbit", "sin", "sinh", "sqrt", "square", "subtract", "tan", "tanh", "trunc",
+]
