@@ -80,13 +80,13 @@ DTYPE_CATEGORIES: dict[str, str] = {
 # sits below autograd and tensor). Read at call time as ``_registry.Tensor``; never
 # ``from ..ops._registry import Tensor`` at module level (that binds the placeholder).
 Tensor: Any = type(None)
-_record_hook = None  # autograd.graph.record: record a backward node for an op call
+_record_hook: Any = None  # autograd.graph.record: record a backward node for an op call
 _grad_enabled = bool  # autograd's grad-mode getter (no autograd: a call never records)
-_view_hook = None  # autograd._views.on_view: make a view op's output a view of its input
+_view_hook: Any = None  # autograd._views.on_view: make a view op's output a view of its input
 # Forward mode (autograd.forward_ad): the active dual levels (a list that module owns and
 # mutates: empty means off, one truth test per call) and the call that adds tangents.
 _fw_levels: list = []
-_fw_call = None
+_fw_call: Any = None
 
 
 def install(*, tensor: type | None = None, record=None, grad_enabled=None, view=None,
