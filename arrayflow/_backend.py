@@ -12,6 +12,8 @@ first time the backend is used (:meth:`Backend.xp`).
 
 from __future__ import annotations
 
+import importlib.util
+
 __all__ = [
     "Backend",
     "BackendInfo",
@@ -41,6 +43,7 @@ from importlib import metadata
 from typing import Any
 
 from . import _dtypes
+from ._format import format_host
 
 ENTRY_POINT_GROUP = "arrayflow.backends"
 DEFAULT_BACKEND = "numpy"
@@ -183,7 +186,6 @@ class Backend:
 
         Must not raise. The default checks that ``array_module`` is importable.
         """
-        import importlib.util
 
         if importlib.util.find_spec(self.array_module) is None:
             return f"{self.array_module} is not installed"
@@ -441,7 +443,6 @@ class Backend:
         """The values part of a Tensor's repr, in PyTorch's format (``[[1., 2.],\n ...]``,
         for a prefix of ``len("tensor(")``), from :meth:`to_host`. Lazy backends override
         it: a repr never computes."""
-        from ._format import format_host
 
         return format_host(self.to_host(array))
 

@@ -32,6 +32,7 @@ import math
 import os
 import re
 import secrets
+import shutil
 import struct
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -259,7 +260,6 @@ def remove_stale_temps(path: str, *, any_name: bool = False) -> list:
     """Remove the temporary files (and directories) of ``path`` left by saves whose
     process is gone (killed mid-save); with ``any_name``, those of every name in
     ``path``'s directory. Returns the removed paths."""
-    import shutil
 
     d, base = os.path.split(os.path.abspath(path))
     removed: list[str] = []

@@ -20,6 +20,7 @@ live view of the storage gets the history of the view op applied to its base aga
 
 from __future__ import annotations
 
+import sys
 import weakref
 
 from .._backend import use_backend
@@ -78,7 +79,6 @@ class Step:
         """Tensor ``t`` with this view replaced by Tensor ``new``, recorded."""
         if self.kind == "index":
             return index_put(t, self.rest[0], new)
-        import sys
 
 
         with use_backend(self.backend):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 import threading
+import traceback
 
 from ..ops.dtypes import astype
 from . import graph as _graph
@@ -299,8 +300,6 @@ def _check_anomaly(node, in_grads):
             continue
         arr = _raw(g)
         if bool(xp.any(xp.isnan(arr))):
-            import traceback
-
             where = "".join(traceback.format_list(node._trace))
             raise RuntimeError(
                 f"Function '{node.name()}' returned nan values in its {k}th output.\n"

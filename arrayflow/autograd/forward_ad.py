@@ -30,6 +30,7 @@ tuple for ops returning several arrays, None for an output without one).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import sys
 import weakref
@@ -196,8 +197,6 @@ class dual_level:
         exit_dual_level(level=self._level)
 
     def __call__(self, fn):
-        import functools
-
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with dual_level():

@@ -68,7 +68,10 @@ import argparse
 import contextlib
 import copy
 import hashlib
+import importlib
+import io
 import json
+import logging
 import math
 import os
 import re
@@ -170,8 +173,6 @@ def _check_backend(name: str) -> None:
 
 
 def _require(module: str):
-    import importlib
-
     try:
         return importlib.import_module(module)
     except ImportError:
@@ -249,7 +250,6 @@ def dask_scheduler(name, *, workers: int = 2, threads_per_worker: int = 1,
             # interrupted (Ctrl-C) or failed: the Client's pending gathers are cancelled
             # while closing; keep their "Task exception was never retrieved" noise out of
             # the one-line report
-            import logging
 
             for logger in ("asyncio", "distributed"):
                 logging.getLogger(logger).setLevel(logging.CRITICAL)
@@ -259,7 +259,6 @@ def dask_scheduler(name, *, workers: int = 2, threads_per_worker: int = 1,
 def plot_curves(history: dict, path: str) -> None:
     """Write a PNG of training loss and held-out accuracy per epoch (matplotlib, Agg),
     atomically (a temporary file beside ``path``, fsync, rename)."""
-    import io
 
     import matplotlib
 

@@ -26,6 +26,7 @@ The public signature (``inspect.signature(af.exp)``) is the forward's minus
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from typing import Any
@@ -332,7 +333,6 @@ class Op:
         # Ops used as class attributes (Tensor methods) bind like functions.
         if obj is None:
             return self
-        import functools
 
         return functools.partial(self, obj)
 

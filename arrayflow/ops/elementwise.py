@@ -16,6 +16,7 @@ themselves.
 
 from __future__ import annotations
 
+import cmath
 import math
 import textwrap
 
@@ -636,8 +637,6 @@ def _pow_vjp(xp, x1, x2, g):
         if x1 == 0:
             return g1, xp.where(nonneg, xp.zeros_like(g), g * _cj(xp, y) * float("-inf"))
         if isinstance(x1, complex) or x1 < 0:
-            import cmath
-
             return g1, g * _cj(xp, y * cmath.log(x1)) if isinstance(x1, complex) or \
                 _is_complex(xp, y) else g * y * float("nan")
         return g1, g * _cj(xp, y) * math.log(x1)
@@ -666,8 +665,6 @@ def _pow_jvp(xp, x1, x2, dx1, dx2, y):
             if x1 == 0:
                 d2 = xp.where(nonneg, xp.zeros_like(y), y * float("-inf"))
             elif isinstance(x1, complex) or x1 < 0:
-                import cmath
-
                 d2 = y * cmath.log(x1) if isinstance(x1, complex) or _is_complex(xp, y) \
                     else y * float("nan")
             else:
