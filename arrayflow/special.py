@@ -18,6 +18,10 @@ from .ops.special import (
     erfinv,
     expit,
     gammaln,
+    i0,
+    i0e,
+    i1,
+    i1e,
     log_ndtr,
     log_softmax,
     logit,
@@ -34,6 +38,7 @@ from .ops.special import (
 psi = digamma
 """SciPy's name of :func:`digamma` (``scipy.special.psi`` dispatches to it)."""
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "log_ndtr",
+__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "i0", "i0e", "i1",
+           "i1e", "log_ndtr",
            "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "psi", "rel_entr", "sinc",
            "softmax", "xlog1py", "xlogy"]

@@ -493,7 +493,8 @@ _LEADING = {"linalg.cholesky", "linalg.det", "linalg.diagonal", "linalg.eigh",
 _ELEMENTWISE_OTHER = {"where", "erf", "isclose", "special.erfc", "special.expit",
                       "special.logit", "special.xlogy", "special.xlog1py", "special.entr",
                       "special.rel_entr", "special.sinc", "special.ndtr", "special.log_ndtr",
-                      "special.erfinv", "special.ndtri", "special.gammaln", "special.digamma"}
+                      "special.erfinv", "special.ndtri", "special.gammaln", "special.digamma",
+                      "special.i0", "special.i0e", "special.i1", "special.i1e"}
 _UNARY_PHYS = {"empty_like", "zeros_like", "ones_like", "full_like", "asarray", "tensor",
                "astype", "from_dlpack"}
 

@@ -20,7 +20,8 @@ from .._typing import Array, Axis
 from ._registry import op
 from ._vjp_util import is_array, sum_to_shape, unreduce
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "log_ndtr",
+__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "i0", "i0e", "i1",
+           "i1e", "log_ndtr",
            "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "rel_entr", "sinc", "softmax",
            "xlog1py", "xlogy"]
 
@@ -838,3 +839,178 @@ def _logsumexp_jvp(xp, tangents, out, x, axis=None, keepdims=False):
     shape = tuple(x.shape)
     p = xp.exp(x - unreduce(xp, out, shape, axis, keepdims))
     return xp.sum(p * tangents["x"], axis=axis, keepdims=keepdims)
+
+
+# i0, i0e, i1, i1e: modified Bessel functions of the first kind -----------------------------
+#
+# Chebyshev series on Cephes' split (S. L. Moshier): exp(-x) I0(x) and exp(-x) I1(x) / x of
+# x/4 - 1 on [0, 8]; exp(-x) I_n(x) sqrt(x) of 16/x - 1 beyond. Coefficients interpolated
+# from 40-digit mpmath values by tools/special_bessel_coefficients.py (its output, verbatim).
+_I0_NEAR = (
+    0.33839763720473803, -0.3046826723431984, 0.17162090152220877, -0.09490109704804764,
+    0.04930528423967071, -0.02373741480589947, 0.010546460394594998, -0.004324309995050576,
+    0.0016394756169413357, -0.0005763755745385824, 0.00018850288509584165,
+    -5.754195010082104e-05, 1.6448448070728896e-05, -4.4167383584587505e-06,
+    1.1173875391201037e-06, -2.670793853940612e-07, 6.046995022541919e-08,
+    -1.300025009986248e-08, 2.6598237246823866e-09, -5.189795601635263e-10,
+    9.675809035373237e-11, -1.726826291441556e-11, 2.95505266312964e-12,
+    -4.856446783111929e-13, 7.676185498604936e-14, -1.1685332877993451e-14,
+    1.715391285555133e-15, -2.431279846547955e-16, 3.3307945188222384e-17,
+    -4.4153416464793395e-18, 5.669178006921496e-19,
+)
+_I1_NEAR = (
+    0.12629359322181682, -0.17641651835783406, 0.1026436586898471, -0.05294598120809499,
+    0.024726449030626516, -0.010564084894626197, 0.004156422944312888,
+    -0.0015135724506312532, 0.0005122859561685758, -0.00016176081582589674,
+    4.781565107550054e-05, -1.3273163656039436e-05, 3.4702513081376785e-06,
+    -8.568720264695455e-07, 2.0032947535521353e-07, -4.445059128796328e-08,
+    9.381537386495773e-09, -1.8872497517228294e-09, 3.625590281552117e-10,
+    -6.663489723502027e-11, 1.1736186298890901e-11, -1.9839743977649436e-12,
+    3.223793365945575e-13, -5.042185504727912e-14, 7.600684294735408e-15,
+    -1.1055969477353862e-15, 1.5536319577362005e-16, -2.111421214358166e-17,
+    2.7779141127610464e-18, -3.541581772542136e-19,
+)
+_I0_FAR = (
+    0.4022452055070544, 0.0033691164782556943, 6.889758346916825e-05,
+    2.8913705208347567e-06, 2.0489185894690638e-07, 2.266668990498178e-08,
+    3.3962320257083865e-09, 4.94060238822497e-10, 1.1889147107846439e-11,
+    -3.1499165279632416e-11, -1.3215811840447713e-11, -1.7941785315068062e-12,
+    7.180124451383666e-13, 3.8527783827421426e-13, 1.54008621752141e-14,
+    -4.150569347287222e-14, -9.554846698828307e-15, 3.8116806693526224e-15,
+    1.7725601330565263e-15, -3.425485619677219e-16, -2.8276239805165836e-16,
+    3.461222867697461e-17, 4.46562142029676e-17, -4.830504485944182e-18,
+    -7.233180487874754e-18, 9.921475412173699e-19, 1.193650890845982e-18,
+)
+_I1_FAR = (
+    0.38928811750914005, -0.009761097491361469, -0.00011058893876262371,
+    -3.882564808877691e-06, -2.512236237870209e-07, -2.6314688468895196e-08,
+    -3.835380385964237e-09, -5.589743462196584e-10, -1.8974958123505413e-11,
+    3.2526035830154884e-11, 1.4125807436613782e-11, 2.0356285441470896e-12,
+    -7.198551776245908e-13, -4.0835511110921974e-13, -2.1015418427726643e-14,
+    4.272440016711951e-14, 1.0420276984128802e-14, -3.8144030724370075e-15,
+    -1.8803547755107825e-15, 3.3082023109209285e-16, 2.96262899764595e-16,
+    -3.209525921993424e-17, -4.6503053684893586e-17, 4.414348323071708e-18,
+    7.517296310842105e-18, -9.314178867326884e-19, -1.242193275194891e-18,
+)
+
+
+def _cheb(xp, s, coeffs):
+    """Clenshaw's sum ``c[0] + sum_k c[k] T_k(s)``."""
+    b1 = xp.zeros_like(s)
+    b2 = xp.zeros_like(s)
+    for c in reversed(coeffs[1:]):
+        b1, b2 = c + 2.0 * s * b1 - b2, b1
+    return coeffs[0] + s * b1 - b2
+
+
+def _i0e(xp, x):
+    a = xp.abs(x)
+    an = xp.minimum(a, 8.0)
+    af_ = xp.where(a > 8.0, a, 8.0)
+    out = xp.where(a <= 8.0, _cheb(xp, an / 4.0 - 1.0, _I0_NEAR),
+                   _cheb(xp, 16.0 / af_ - 1.0, _I0_FAR) / xp.sqrt(af_))
+    return xp.where(xp.isnan(x), x, out)
+
+
+def _i1e(xp, x):
+    a = xp.abs(x)
+    an = xp.minimum(a, 8.0)
+    af_ = xp.where(a > 8.0, a, 8.0)
+    near = x * _cheb(xp, an / 4.0 - 1.0, _I1_NEAR)
+    far = _cheb(xp, 16.0 / af_ - 1.0, _I1_FAR) / xp.sqrt(af_)
+    out = xp.where(a <= 8.0, near, xp.where(x < 0, -far, far))
+    return xp.where(xp.isnan(x), x, out)
+
+
+def _unscale(xp, x, scaled):
+    """``exp(|x|) * scaled``: NaN at ``+-inf`` (``inf * 0``, SciPy's and PyTorch's value);
+    in float32 in two halves, as ``exp`` overflows at 88.7 where ``I0`` lasts to 91.9."""
+    a = xp.abs(x)
+    if x.dtype == xp.float32:
+        h = xp.exp(0.5 * a)
+        return h * (h * scaled)
+    return xp.exp(a) * scaled
+
+
+def _i0(xp, x):
+    return _unscale(xp, x, _i0e(xp, x))
+
+
+def _i1(xp, x):
+    return _unscale(xp, x, _i1e(xp, x))
+
+
+def _over_x(xp, v, x):
+    """``v / x`` with its limit 1/2 at 0 (``v`` is ``I1`` or ``I1e``)."""
+    zero = x == 0
+    return xp.where(zero, xp.full_like(v, 0.5), v / xp.where(zero, 1.0, x))
+
+
+def _sgn(xp, x):
+    return xp.sign(x)
+
+
+_BESSEL_NOTES = (
+    "Chebyshev series on Cephes' intervals (S. L. Moshier's ``i0.c``/``i1.c`` split:\n"
+    "``[0, 8]`` in ``x/4 - 1``, beyond in ``16/x - 1``), with coefficients interpolated\n"
+    "from 40-digit mpmath values (``tools/special_bessel_coefficients.py``). Relative error\n"
+    "against SciPy below 5e-15 in float64 on ``[-700, 700]`` (``tests/test_special.py``).")
+
+_i0_vjp, _i0_jvp = _unary_rules(lambda xp, x, out: _i1(xp, x))
+
+
+@op("special.i0", module=_M, section="torch", dtypes="real floating", floating=True,
+    vjp=_i0_vjp, jvp=_i0_jvp, doc=_doc(
+        "Modified Bessel function of the first kind, order 0.",
+        "``i0(0) = 1``, even; ``inf`` beyond ``|x| ~ 709.8``, NaN at ``+-inf`` (SciPy's and\n"
+        "PyTorch's values).",
+        _X, _SAME, _BESSEL_NOTES + " Derivative :func:`i1`.",
+        "SciPy ``scipy.special.i0``; PyTorch ``torch.special.i0``."))
+def i0(xp, x: Array, /):
+    return _i0(xp, x), (x, None)
+
+
+_i0e_vjp, _i0e_jvp = _unary_rules(lambda xp, x, out: _i1e(xp, x) - _sgn(xp, x) * out)
+
+
+@op("special.i0e", module=_M, section="torch", dtypes="real floating", floating=True,
+    vjp=_i0e_vjp, jvp=_i0e_jvp, doc=_doc(
+        "Exponentially scaled modified Bessel function of order 0, ``exp(-|x|) i0(x)``.",
+        "Finite for every finite ``x``; 0 at ``+-inf``.", _X, _SAME,
+        _BESSEL_NOTES + " Derivative ``i1e(x) - sign(x) i0e(x)`` (PyTorch's).",
+        "SciPy ``scipy.special.i0e``; PyTorch ``torch.special.i0e``."))
+def i0e(xp, x: Array, /):
+    out = _i0e(xp, x)
+    return out, (x, out)
+
+
+_i1_vjp, _i1_jvp = _unary_rules(lambda xp, x, out: _i0(xp, x) - _over_x(xp, out, x))
+
+
+@op("special.i1", module=_M, section="torch", dtypes="real floating", floating=True,
+    vjp=_i1_vjp, jvp=_i1_jvp, doc=_doc(
+        "Modified Bessel function of the first kind, order 1.",
+        "``i1(0) = 0``, odd; ``+-inf`` beyond ``|x| ~ 709.8``, NaN at ``+-inf`` (SciPy's and\n"
+        "PyTorch's values).",
+        _X, _SAME,
+        _BESSEL_NOTES + " Derivative ``i0(x) - i1(x) / x`` (1/2 at 0, PyTorch's).",
+        "SciPy ``scipy.special.i1``; PyTorch ``torch.special.i1``."))
+def i1(xp, x: Array, /):
+    out = _i1(xp, x)
+    return out, (x, out)
+
+
+_i1e_vjp, _i1e_jvp = _unary_rules(
+    lambda xp, x, out: _i0e(xp, x) - _over_x(xp, out, x) - _sgn(xp, x) * out)
+
+
+@op("special.i1e", module=_M, section="torch", dtypes="real floating", floating=True,
+    vjp=_i1e_vjp, jvp=_i1e_jvp, doc=_doc(
+        "Exponentially scaled modified Bessel function of order 1, ``exp(-|x|) i1(x)``.",
+        "Finite for every finite ``x``; 0 at ``+-inf``.", _X, _SAME,
+        _BESSEL_NOTES + " Derivative ``i0e(x) - i1e(x) (sign(x) + 1/x)`` (1/2 at 0,\n"
+        "PyTorch's).",
+        "SciPy ``scipy.special.i1e``; PyTorch ``torch.special.i1e``."))
+def i1e(xp, x: Array, /):
+    out = _i1e(xp, x)
+    return out, (x, out)

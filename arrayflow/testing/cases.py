@@ -1246,6 +1246,10 @@ _SCIPY_SPECIAL = [
     ("gammaln", (0.3, 6), [-50.5, -2.5, -0.5, 1e-300, 0.5, 1.0, 2.0, 2.5, 12.9, 13.0, 1e8, 1e300],
      1),
     ("digamma", (0.3, 6), [-50.5, -2.5, -0.5, 1e-300, 0.5, 1.0, 2.0, 9.9, 10.0, 1e8, 1e300], 1),
+    ("i0", (-10, 10), [-700.0, -9.0, -8.0, -1e-300, 0.5, 7.9, 8.1, 50.0, 709.0, 710.0], 1),
+    ("i0e", (-10, 10), [-1e300, -700.0, -8.0, -1e-300, 0.5, 7.9, 8.1, 50.0, 1e5], 1),
+    ("i1", (-10, 10), [-700.0, -9.0, -8.0, -1e-300, 0.5, 7.9, 8.1, 50.0, 709.0, 710.0], 1),
+    ("i1e", (-10, 10), [-1e300, -700.0, -8.0, -1e-300, 0.5, 7.9, 8.1, 50.0, 1e5], 1),
     ("xlogy", (0.2, 3), None, 2),
     ("xlog1py", (0.2, 3), None, 2),
     ("rel_entr", (0.2, 3), None, 2),
@@ -1317,8 +1321,6 @@ def cases_for(name: str) -> list[OpCase]:
 def missing_ops(ops: Any = None) -> list[str]:
     """Names of ops (default: every op in :data:`arrayflow.ops.OPS`) without a case."""
     if ops is None:
-        from arrayflow.ops import OPS
-
         ops = OPS
     covered = {c.op for c in CASES}
     return sorted(name for name in ops if name not in covered)
