@@ -45,6 +45,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from . import _backend, _dispatch
+from .autograd import forward_ad as _fw
 from .autograd.function import Function
 from .autograd.grad_mode import _enabled, no_grad
 from .ops import _registry
@@ -207,6 +208,7 @@ class CustomOpDef:
         self._fake: Callable | None = None
         self._backward: Callable | None = None
         self._setup_context: Callable | None = None
+        self._jvp: Callable | None = None
         self._function = self._make_function()
 
     def __repr__(self) -> str:
@@ -298,6 +300,41 @@ class CustomOpDef:
         self._backward = backward
         self._setup_context = setup_context
 
+    def register_jvp(self, jvp: Callable, /) -> Callable:
+        """Give the op a forward-mode rule (``arrayflow.autograd.forward_ad``,
+        ``arrayflow.func.jvp``/``jacfwd``); PyTorch's ``Function.jvp`` for the op.
+
+        Parameters
+        ----------
+        jvp : callable
+            ``jvp(ctx, *tangents)`` returns the output's tangent (a tuple for several
+            outputs). ``ctx.inputs`` holds the call's arguments (and ``ctx`` whatever the
+            ``setup_context`` of :meth:`register_autograd` saved); ``tangents`` has one
+            entry per op parameter (zeros for a Tensor without a tangent, None for
+            non-Tensors). Written with arrayflow ops it composes with reverse mode.
+
+        Returns
+        -------
+        callable
+            ``jvp``.
+
+        Raises
+        ------
+        TypeError
+            If ``jvp`` is not callable.
+        """
+        if not callable(jvp):
+            raise TypeError(f"{self.name}.register_jvp: expected a function, got "
+                            f"{type(jvp).__name__}")
+        self._jvp = jvp
+        op = self
+
+        def fn_jvp(ctx, *tangents):
+            return op._jvp(ctx, *tangents) if op._jvp is not None else None
+
+        self._function.jvp = staticmethod(fn_jvp)
+        return jvp
+
     # --- calling -----------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         st = _dispatch._state_get()
@@ -310,7 +347,11 @@ class CustomOpDef:
             raise TypeError(f"{self.name}: {e}") from None
         flat = tuple(bound.arguments.get(n, p.default) for n, p in self._sig.parameters.items())
         backend = self._backend_of(flat)
-        if _enabled.get() and self._requires_grad(flat):
+        if (_enabled.get() and self._requires_grad(flat)) or (
+                _fw._LEVELS and _fw._levels_with_tangents(flat, None)):
+            # recorded (reverse mode), or inputs carrying forward-mode tangents: the kernel
+            # does not propagate them, so the op's registered jvp must (PyTorch raises
+            # without one; a dropped tangent would be silently wrong)
             return self._function.apply(*flat)
         return self._run(backend, flat)
 
@@ -426,6 +467,7 @@ class CustomOpDef:
             return op._run(op._backend_of(flat), flat)
 
         def setup_context(ctx, inputs, output):
+            ctx.inputs = inputs
             if op._setup_context is not None:
                 op._setup_context(ctx, inputs, output)
 

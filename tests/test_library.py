@@ -251,3 +251,27 @@ def test_declared_mutation_bumps_the_version_so_autograd_sees_it():
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         c.sum().backward()
     af.library.opcheck(fill_, [(X, 2.0)], backends=["numpy"])
+
+
+def test_forward_mode_needs_a_registered_jvp_and_then_matches_torch():
+    torch = pytest.importorskip("torch")
+    import arrayflow.autograd.forward_ad as fwAD
+
+    op = _softplus()  # its numpy kernel cannot carry tangents
+    x = af.asarray(X)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, af.ones_like(x))
+        with pytest.raises(NotImplementedError, match="jvp"):
+            op(d)  # never a silently dropped tangent
+    op.register_jvp(lambda ctx, t: t / (1 + af.exp(-ctx.inputs[0])))
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, af.asarray(X + 1))
+        tangent = fwAD.unpack_dual(op(d)).tangent
+    import torch.autograd.forward_ad as tfw
+
+    with tfw.dual_level():
+        td = tfw.make_dual(torch.tensor(X), torch.tensor(X + 1))
+        want = tfw.unpack_dual(torch.nn.functional.softplus(td)).tangent
+    np.testing.assert_allclose(tangent.numpy(), want.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(af.func.jacfwd(op)(x).numpy(),
+                               af.func.jacrev(op)(x).numpy(), rtol=1e-12)
