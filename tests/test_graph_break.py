@@ -151,3 +151,15 @@ def test_unmapped_numpy_function_never_detaches(policy):
     af.set_graph_break_policy(policy)
     with pytest.raises(TypeError, match=r"numpy\.median"):
         np.median(_leaf())
+
+
+def test_from_dlpack_of_a_tensor_that_requires_grad_raises_as_torch(backend):
+    torch = pytest.importorskip("torch")
+    t = af.ones(3, requires_grad=True)
+    with pytest.raises(BufferError) as ours:
+        af.from_dlpack(t)
+    with pytest.raises(BufferError) as theirs:
+        torch.from_dlpack(torch.ones(3, requires_grad=True))
+    assert str(ours.value) == str(theirs.value)
+    if backend != "dask":  # (a Dask array has no __dlpack__ to export)
+        np.testing.assert_array_equal(af.from_dlpack(t.detach()).numpy(), np.ones(3))

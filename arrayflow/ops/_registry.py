@@ -247,7 +247,7 @@ class Op:
                  backend_arg=None, convert_dtypes=True, module="arrayflow", doc=None,
                  promote=None, floating=False, mixed_kinds="promote", section=None,
                  dtypes=None, aliases=(), torch_name=..., complex_ok=False, vjp=None,
-                 res_needs=None, jvp=None, identity=None, batch=None):
+                 res_needs=None, jvp=None, exports=False, identity=None, batch=None):
         if section is not None and section not in SECTIONS:
             raise ValueError(f"arrayflow.ops.op: section={section!r} for {name!r}; expected "
                              f"one of {sorted(SECTIONS)}")
@@ -267,6 +267,9 @@ class Op:
         # Forward mode (arrayflow.autograd.forward_ad): "linear", or
         # jvp(xp, tangents, out, *args, **kwargs) -> the output's tangent(s).
         self.jvp = None
+        # The op exports its input's buffer (from_dlpack): an input that requires grad is
+        # refused with PyTorch's BufferError instead of silently leaving the graph.
+        self.exports = exports
         # vmap (arrayflow.func): batch(op, public, args, kwargs) -> the batched result, for
         # ops whose batching rule is not derived from the table (func/_batching.py)
         self.batch = batch
@@ -667,6 +670,8 @@ def _dispatch(op_: Op, args: tuple, kwargs: dict, public=None, _fw=True):
     if op_.identity is not None and not requires_grad and isinstance(args[0], Tensor) \
             and args[0]._backend is backend and op_.identity(backend, *call_args, **kwargs):
         return args[0]
+    if gi and op_.exports:  # DLPack export of a Tensor that requires grad (PyTorch refuses)
+        raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
     if op_.backend_arg:
         out = op_.forward(backend, *call_args, **kwargs)
     else:

@@ -443,7 +443,8 @@ def full_like(backend, x: Array, /, fill_value: bool | int | float | complex, *,
                                    **_dev(device)), chunks)
 
 
-@op("from_dlpack", section="creation", dtypes=None, creation=True, differentiable=False)
+@op("from_dlpack", section="creation", dtypes=None, creation=True, differentiable=False,
+    exports=True)
 def from_dlpack(backend, x: Any, /, *, device: Any | None = None, copy: bool | None = None):
     """A Tensor from any object implementing ``__dlpack__`` (zero-copy where possible).
 
@@ -466,7 +467,8 @@ def from_dlpack(backend, x: Any, /, *, device: Any | None = None, copy: bool | N
     Raises
     ------
     BufferError
-        If the producer cannot export to this backend's device.
+        If the producer cannot export to this backend's device, or is a Tensor that
+        requires grad (PyTorch's "Can't export tensors that require gradient").
 
     Notes
     -----
