@@ -365,3 +365,14 @@ def test_reductions_default_to_every_axis_as_scipy():
     assert_allclose(af.special.softmax(af.asarray(x)).numpy(), sp.softmax(x), rtol=1e-15)
     assert af.special.logsumexp(af.asarray(x)).shape == ()
     assert_allclose(af.special.logsumexp(af.asarray(x)).numpy(), sp.logsumexp(x), rtol=1e-15)
+
+
+def test_no_runtime_warning_at_the_conventional_zeros():
+    # xlogy(0, 0) = 0 and logit(0) = -inf are values, not accidents: no NumPy warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        x = af.asarray([0.0, 0.0, 2.0], dtype=af.float64)
+        y = af.asarray([0.0, -1.0, 3.0], dtype=af.float64)
+        assert_allclose(af.special.xlogy(x, y).numpy(), [0.0, 0.0, 2 * np.log(3.0)])
+        assert_allclose(af.special.xlog1py(x, y).numpy(), [0.0, 0.0, 2 * np.log(4.0)])
+        assert_allclose(af.special.logit(af.asarray([0.0, 1.0])).numpy(), [-np.inf, np.inf])

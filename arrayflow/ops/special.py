@@ -300,7 +300,7 @@ def logit(xp, x: Array, /):
     near = xp.abs(x - 0.5) < 0.25
     xn = xp.where(near, x, 0.5)
     mid = xp.log1p((2.0 * xn - 1.0) / (1.0 - xn))
-    xo = xp.where(near | (x < 0) | (x > 1), 0.1, x)
+    xo = xp.where(near | (x <= 0) | (x >= 1), 0.1, x)
     out = xp.where(near, mid, xp.log(xo / (1.0 - xo)))
     out = xp.where(x == 0, -xp.inf, xp.where(x == 1, xp.inf, out))
     out = xp.where((x < 0) | (x > 1) | xp.isnan(x), xp.nan, out)
@@ -326,7 +326,8 @@ _xlogy_vjp, _xlogy_jvp = _binary_rules(_xlogy_dx, lambda xp, x, y: x / y)
         "SciPy ``scipy.special.xlogy``; PyTorch ``torch.special.xlogy``."))
 def xlogy(xp, x: Array | float, y: Array | float, /):
     xa, ya = _arrays(xp, x, y)
-    out = xp.where((xa == 0) & ~xp.isnan(ya), 0.0, xa * xp.log(ya))
+    zero = (xa == 0) & ~xp.isnan(ya)
+    out = xp.where(zero, 0.0, xa * xp.log(xp.where(zero, 1.0, ya)))  # no warning at x == 0
     return out, (x, y)
 
 
@@ -348,7 +349,8 @@ _xlog1py_vjp, _xlog1py_jvp = _binary_rules(_xlog1py_dx, lambda xp, x, y: x / (1.
         "SciPy ``scipy.special.xlog1py``; PyTorch ``torch.special.xlog1py``."))
 def xlog1py(xp, x: Array | float, y: Array | float, /):
     xa, ya = _arrays(xp, x, y)
-    out = xp.where((xa == 0) & ~xp.isnan(ya), 0.0, xa * xp.log1p(ya))
+    zero = (xa == 0) & ~xp.isnan(ya)
+    out = xp.where(zero, 0.0, xa * xp.log1p(xp.where(zero, 0.0, ya)))
     return out, (x, y)
 
 
