@@ -376,3 +376,39 @@ def test_no_runtime_warning_at_the_conventional_zeros():
         assert_allclose(af.special.xlogy(x, y).numpy(), [0.0, 0.0, 2 * np.log(3.0)])
         assert_allclose(af.special.xlog1py(x, y).numpy(), [0.0, 0.0, 2 * np.log(4.0)])
         assert_allclose(af.special.logit(af.asarray([0.0, 1.0])).numpy(), [-np.inf, np.inf])
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_logsumexp_weights_as_scipy(axis):
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(3, 4))
+    b = rng.uniform(-0.2, 2.0, size=(4,))
+    b[1] = 0.0
+    if axis != 0:  # (a column of zero weights holding inf: SciPy NaN, ours -inf)
+        x[0, 1] = np.inf  # weight 0: left out, as SciPy
+    got = af.special.logsumexp(af.asarray(x), axis=axis, b=af.asarray(b)).numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = sp.logsumexp(x, axis=axis, b=b)
+    assert_allclose(got, want, rtol=1e-14, equal_nan=True)
+
+
+def test_logsumexp_weights_gradients():
+    rng = np.random.default_rng(4)
+    t = af.asarray(rng.normal(size=(3, 4)), requires_grad=True)
+    b = af.asarray(rng.uniform(0.5, 2.0, size=(4,)), requires_grad=True)
+    f = lambda a, c: af.special.logsumexp(a, axis=1, b=c)  # noqa: E731
+    assert af.autograd.gradcheck(f, (t, b))
+    assert af.autograd.gradgradcheck(f, (t, b))  # saved inputs are the given ones
+    gx, gb = af.autograd.grad(af.sum(f(t, b)), [t, b])
+    assert gx.shape == (3, 4) and gb.shape == (4,)
+    import arrayflow.autograd.forward_ad as fwAD
+    v = rng.normal(size=(4,))
+    with fwAD.dual_level():
+        d = fwAD.make_dual(af.asarray(b.detach().numpy()), af.asarray(v))
+        tan = fwAD.unpack_dual(f(af.asarray(t.detach().numpy()), d)).tangent.numpy()
+    x, bv = t.detach().numpy(), b.detach().numpy()
+    eps = 1e-6
+    fd = (sp.logsumexp(x, axis=1, b=bv + eps * v) - sp.logsumexp(x, axis=1, b=bv - eps * v)) / (
+        2 * eps)
+    assert_allclose(tan, fd, rtol=1e-7)

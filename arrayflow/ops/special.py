@@ -808,39 +808,64 @@ def _reduced_axes(axis, ndim):
 
 @op("special.logsumexp", module=_M, section="torch", dtypes="real floating", floating=True,
     doc=_doc(
-        "``log(sum(exp(x), axis))`` without overflow.",
+        "``log(sum(b * exp(x), axis))`` without overflow.",
         "``-inf`` along an axis of only ``-inf``, ``inf`` where an element is ``inf``, NaN\n"
-        "where one is NaN (SciPy's values).",
-        _X + "\n" + _AXIS + "\nkeepdims : bool, optional\n    Keep the reduced axes with "
-        "size 1.",
-        "Tensor\n    ``x``'s shape without ``axis`` (size 1 there with ``keepdims``), "
-        "``x``'s dtype.",
+        "where one is NaN or where the weighted sum is negative (SciPy's values).",
+        _X + "\n" + _AXIS + "\nb : Tensor, optional\n    Weights, broadcast with ``x`` "
+        "(SciPy's ``b``); an element with weight 0\n    is left out (even an ``inf``).\n"
+        "keepdims : bool, optional\n    Keep the reduced axes with size 1.",
+        "Tensor\n    The broadcast shape of ``x`` and ``b`` without ``axis`` (size 1 there with\n"
+        "    ``keepdims``), ``x``'s dtype.",
         "The maximum along ``axis`` is shifted out first (0 where it is not finite). SciPy's\n"
-        "``b=`` (weights) and ``return_sign=`` are not supported. VJP ``g * exp(x - out)``\n"
-        "(the softmax), JVP ``sum(exp(x - out) * dx, axis)``.",
-        "SciPy ``scipy.special.logsumexp``; PyTorch ``torch.special.logsumexp``."))
-def logsumexp(xp, x: Array, /, axis: Axis = None, keepdims: bool = False):
-    m = xp.max(x, axis=axis, keepdims=True)
+        "``return_sign=`` is not supported. With ``p = exp(x - out)``: the VJP is ``g * b * p``\n"
+        "for ``x`` and ``g * p`` for ``b``, the JVP ``sum(p * (b dx + db), axis)``.",
+        "SciPy ``scipy.special.logsumexp``; PyTorch ``torch.special.logsumexp`` (no ``b``)."))
+def logsumexp(xp, x: Array, /, axis: Axis = None, b: Array | None = None,
+              keepdims: bool = False):
+    x_in, b_in = x, b  # saved as given: double backward differentiates through them
+    xe = x
+    if b is not None:
+        x, b = xp.broadcast_arrays(x, b)
+        xe = xp.where(b == 0, -xp.inf, x)
+    m = xp.max(xe, axis=axis, keepdims=True)
     m = xp.where(xp.isfinite(m), m, 0.0)
-    out = xp.log(xp.sum(xp.exp(x - m), axis=axis, keepdims=True)) + m
+    e = xp.exp(xe - m)
+    if b is not None:
+        e = b * e
+    out = xp.log(xp.sum(e, axis=axis, keepdims=True)) + m
     if not keepdims:
         out = xp.squeeze(out, axis=_reduced_axes(axis, x.ndim)) if x.ndim else out
-    return out, (x, out, axis, keepdims)
+    return out, (x_in, b_in, out, axis, keepdims)
 
 
 @logsumexp.defvjp
 def _logsumexp_vjp(xp, res, g):
-    x, out, axis, keepdims = res
+    # on the broadcast operands; each gradient is summed back to its input's shape
+    x, b, out, axis, keepdims = res
+    x_shape = tuple(x.shape)
+    if b is not None:
+        b_shape = tuple(b.shape)
+        x, b = xp.broadcast_arrays(x, b)
     shape = tuple(x.shape)
-    return (unreduce(xp, g, shape, axis, keepdims) * xp.exp(
-        x - unreduce(xp, out, shape, axis, keepdims)),)
+    gp = unreduce(xp, g, shape, axis, keepdims) * xp.exp(
+        x - unreduce(xp, out, shape, axis, keepdims))
+    if b is None:
+        return (gp, None, None, None)
+    return (sum_to_shape(xp, gp * b, x_shape), None, sum_to_shape(xp, gp, b_shape), None)
 
 
 @logsumexp.defjvp
-def _logsumexp_jvp(xp, tangents, out, x, axis=None, keepdims=False):
+def _logsumexp_jvp(xp, tangents, out, x, axis=None, b=None, keepdims=False):
+    if b is not None:
+        x, b = xp.broadcast_arrays(x, b)
     shape = tuple(x.shape)
     p = xp.exp(x - unreduce(xp, out, shape, axis, keepdims))
-    return xp.sum(p * tangents["x"], axis=axis, keepdims=keepdims)
+    t = None
+    if "x" in tangents:
+        t = tangents["x"] if b is None else b * tangents["x"]
+    if "b" in tangents:
+        t = tangents["b"] if t is None else t + tangents["b"]
+    return xp.sum(p * t, axis=axis, keepdims=keepdims)
 
 
 # i0, i0e, i1, i1e: modified Bessel functions of the first kind -----------------------------

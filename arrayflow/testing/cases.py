@@ -1290,6 +1290,11 @@ def _scipy_special_cases():
     cases.append(OpCase("special.logsumexp", _inputs(((3, 4), "float64", -3, 3),
                                                      kwargs={"axis": 0, "keepdims": True}),
                         _scipy("logsumexp"), "keepdims"))
+    cases.append(OpCase(
+        "special.logsumexp",
+        lambda rng: ((_arr(rng, (3, 4), "float64", -3, 3), 1, _arr(rng, (4,), "float64", 0.5, 2)),
+                     {}),
+        lambda x, axis, b: _scipy("logsumexp")(x, axis=axis, b=b), "weights"))
     return cases
 
 
