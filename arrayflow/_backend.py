@@ -409,6 +409,9 @@ class Backend:
                 return dtype
         except TypeError:
             pass
+        d = self._dtype_by_equality(dtype)
+        if d is not None:
+            return native[d]
         raise TypeError(
             f"arrayflow: expected an arrayflow dtype such as arrayflow.float32 for backend "
             f"{self.name!r}, got {dtype!r}"
@@ -421,11 +424,30 @@ class Backend:
             from_native = self._dtype_maps()[1]
         try:
             return from_native[native]
-        except KeyError:
+        except (KeyError, TypeError):
+            d = self._dtype_by_equality(native)
+            if d is not None:
+                return d
             raise TypeError(
                 f"arrayflow: backend {self.name!r} produced dtype {native!r}, which is not "
                 f"an array API dtype"
             ) from None
+
+    def _dtype_by_equality(self, obj: Any) -> _dtypes.DType | None:
+        """The arrayflow dtype of a native dtype spelled another way that compares equal
+        to it (NumPy's scalar type ``numpy.float64`` for ``numpy.dtype("float64")``, as
+        ``numpy.dtype(...) == numpy.float64``); None for anything else. Strings, numbers
+        and arrays never match (``numpy.dtype("float64") == "float64"`` holds too)."""
+        if obj is None or isinstance(obj, (str, bytes, int, float, complex)) or \
+                backend_of_array(obj) is not None:
+            return None
+        for d, nd in self._dtype_maps()[0].items():
+            try:
+                if type(nd) is not type(obj) and bool(nd == obj):
+                    return d
+            except Exception:  # noqa: BLE001 - an object whose == raises is no dtype
+                continue
+        return None
 
     def devices(self) -> list:
         """The devices this backend can place arrays on."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import _dtypes
+from .. import _backend, _dtypes
 from .._dtypes import DType
 from .._typing import Array
 from ._registry import op
@@ -313,10 +313,41 @@ def isdtype(backend, dtype: DType, kind: DType | str | tuple[DType | str, ...]) 
     ------
     ValueError
         For an unknown kind name.
+    TypeError
+        If ``dtype`` (or a dtype in ``kind``) is neither an arrayflow dtype nor a dtype
+        of an installed backend (a string, a class that is no dtype, ...).
 
     Notes
     -----
     Source: array API standard 2025.12, Data Type Functions, ``isdtype`` (PyTorch has
-    no such function: ``dtype.is_floating_point``, ``dtype.is_complex``).
+    no such function: ``dtype.is_floating_point``, ``dtype.is_complex``). A backend's
+    own dtype (``numpy.float64``, ``numpy.dtype("float32")``) is accepted and read as
+    the arrayflow dtype it maps to, as array-api-compat's namespaces accept their
+    library's dtypes (scikit-learn passes NumPy dtypes beside arrayflow Tensors).
     """
+    dtype = _as_arrayflow_dtype(backend, dtype, "dtype")
+    if isinstance(kind, tuple):
+        kind = tuple(k if isinstance(k, str) else _as_arrayflow_dtype(backend, k, "kind")
+                     for k in kind)
+    elif not isinstance(kind, str):
+        kind = _as_arrayflow_dtype(backend, kind, "kind")
     return _dtypes.isdtype(dtype, kind)
+
+
+def _as_arrayflow_dtype(backend: Any, dtype: Any, arg: str) -> DType:
+    """The arrayflow dtype of ``dtype``: itself, or the dtype a backend's native dtype
+    maps to (:meth:`Backend.arrayflow_dtype`: this ``backend`` first, then every backend
+    instantiated in this process). Raises ``TypeError`` naming ``isdtype`` and ``arg``
+    otherwise (a string, a number, an array, a class that is no dtype)."""
+    if isinstance(dtype, DType):
+        return dtype
+    if not isinstance(dtype, (str, bytes)):
+        for b in [backend] + [b for b in list(_backend._instances.values())
+                              if b is not backend]:
+            try:
+                return b.arrayflow_dtype(dtype)
+            except TypeError:
+                pass
+    raise TypeError(
+        f"isdtype: argument {arg!r} must be an arrayflow dtype (or a dtype of an installed "
+        f"backend, such as numpy.float64), got {dtype!r}")
