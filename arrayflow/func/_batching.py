@@ -95,6 +95,9 @@ class BatchedTensor(Tensor):
     """
 
     __slots__ = ("_phys", "_levels", "_origin")
+    _phys: Tensor  # the plain Tensor: batch dimensions (one per level) + logical shape
+    _levels: tuple[VmapLevel, ...]  # the levels of the leading dimensions, by level id
+    _origin: str  # the batched argument it depends on (error messages)
 
     @classmethod
     def __arrayflow_function__(cls, func, types, args=(), kwargs=None):
@@ -290,6 +293,8 @@ def remove_level(t: Tensor, level: VmapLevel, out_dim: int) -> Tensor:
         shape = list(y.shape)
         shape[d] = level.size
         return _m.broadcast_to(y, tuple(shape))
+    # ``level`` is among t's levels, so ``t`` is batched (levels_of is () otherwise)
+    assert type(t) is BatchedTensor
     pos = ls.index(level)
     k = len(ls)
     p = t._phys
@@ -775,6 +780,7 @@ def _function_apply(cls, args: tuple, kwargs: dict) -> Any:
 
 def _function_out(name: str, out: Any, out_dims: Any, lv: VmapLevel) -> Any:
     outs = out if isinstance(out, tuple) else (out,)
+    dims: tuple[int | None, ...] | None
     if out_dims is None or isinstance(out_dims, int):
         dims = (out_dims,) * len(outs)
     else:

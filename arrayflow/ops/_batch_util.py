@@ -16,20 +16,30 @@ injection pattern, as :func:`arrayflow.ops._registry.install`). Rules run only i
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, Protocol, cast
 
 from .. import _dtypes
 from . import _registry
 
+
+class BatchedValue(Protocol):
+    """The attributes the rules read on a batched value (the class is
+    ``arrayflow.func._batching.BatchedTensor``, which this layer cannot import)."""
+
+    _phys: Any  # the plain physical Tensor
+    _levels: tuple  # its vmap levels, outermost first
+    _origin: str  # the batched argument it depends on (error messages)
+
+
 # What arrayflow.func._batching provides (install): the batched Tensor class, its
 # constructor make(phys, levels, origin) and the per-sample loop fallback(func, name,
-# args, kwargs).
-Batched: type = type(None)
+# args, kwargs). ``type(x) is Batched`` narrows ``x`` to BatchedValue.
+Batched: type[BatchedValue] = cast("type[BatchedValue]", type(None))
 _make: Any = None
 _fallback: Any = None
 
 
-def install(*, batched: type, make, fallback) -> None:
+def install(*, batched: type[BatchedValue], make, fallback) -> None:
     """Called once by :mod:`arrayflow.func._batching` at import."""
     global Batched, _make, _fallback
     Batched, _make, _fallback = batched, make, fallback
