@@ -16,6 +16,7 @@ import os
 import sys
 import threading
 import warnings
+from types import FrameType
 from typing import Any
 
 __all__ = ["GraphBreakError", "GraphBreakWarning", "get_graph_break_policy", "graph_break",
@@ -92,7 +93,7 @@ def _skip_prefixes() -> tuple[str, ...]:
 def _user_stacklevel() -> int:
     """The ``stacklevel`` of the first frame outside arrayflow and NumPy (the call site)."""
     prefixes = _skip_prefixes()
-    frame = sys._getframe(2)  # the caller of graph_break: stacklevel 2 there
+    frame: FrameType | None = sys._getframe(2)  # the caller of graph_break: stacklevel 2
     level = 2
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(prefixes):
         frame = frame.f_back

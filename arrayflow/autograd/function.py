@@ -621,7 +621,7 @@ def _fw_tangents(cls, ctx, levels, args, outputs, is_tuple) -> None:
     from ..ops.creation import zeros_like
 
     for lv in levels:
-        tangents = []
+        tangents: list[Any] = []  # per input: its tangent Tensor, or None (not a Tensor)
         for a in args:
             if not isinstance(a, Tensor):
                 tangents.append(None)

@@ -616,6 +616,8 @@ def jacrev(func: Callable[..., Any], argnums: ArgnumsT = 0, *, has_aux: bool = F
                     with use_backend(prim._backend):
                         block = zeros(shape, dtype=prim.dtype, device=prim.device)
                 else:
+                    # output i has elements, so its VJPs appended rows for every primal
+                    assert full is not None
                     block = reshape(full[start:start + numels[i]], shape)
                 start += numels[i]
                 per_output[i].append(block)
