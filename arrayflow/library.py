@@ -332,7 +332,11 @@ class CustomOpDef:
         def fn_jvp(ctx, *tangents):
             return op._jvp(ctx, *tangents) if op._jvp is not None else None
 
-        self._function.jvp = staticmethod(fn_jvp)
+        # Deliberate: the op's generated Function subclass gets a jvp only once one is
+        # registered (apply tells "no jvp" by `cls.jvp is Function.jvp` and then raises
+        # PyTorch's error), so the staticmethod is set on the class here; mypy flags any
+        # assignment to a method.
+        self._function.jvp = staticmethod(fn_jvp)  # type: ignore[method-assign]
         return jvp
 
     # --- calling -----------------------------------------------------------------

@@ -150,7 +150,9 @@ def dp_sgd_step(model: nn.Module, x: Any, y: Any, *, lr: float, max_norm: float,
     g = clip_and_noise(per_sample_grads(model, params, x, y), max_norm, noise_multiplier)
     with af.no_grad():
         for k, p in model.named_parameters():
-            p -= lr * g[k]
+            # in place: __isub__ returns self (the Parameter), but its stub in tensor.py is
+            # typed `-> Tensor`, so mypy thinks `p` is rebound to a plain Tensor
+            p -= lr * g[k]  # type: ignore[misc]
     return g
 
 
