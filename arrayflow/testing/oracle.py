@@ -435,6 +435,19 @@ def _broadcast_shapes(*shapes):
     return tuple(torch.broadcast_shapes(*shapes))
 
 
+def _special_dims(x, axis):
+    """SciPy's ``axis`` (None: every axis) as torch's ``dim``."""
+    return tuple(range(x.ndim)) if axis is None else axis
+
+
+def _special_softmax(x, axis, log):
+    """SciPy's softmax/log_softmax (``axis=None``: over every element) with torch.special."""
+    if isinstance(axis, int):
+        return (torch.special.log_softmax if log else torch.special.softmax)(x, dim=axis)
+    y = x - torch.logsumexp(x, dim=_special_dims(x, axis), keepdim=True)
+    return y if log else torch.exp(y)
+
+
 TORCH: dict[str, Callable[..., Any]] = {
     # creation
     "arange": _arange, "asarray": _same("asarray"), "tensor": _same("tensor"),
@@ -516,6 +529,14 @@ TORCH: dict[str, Callable[..., Any]] = {
     "fft.irfftn": _fftn("fft.irfftn"), "fft.fftfreq": _fftfreq("fft.fftfreq"),
     "fft.rfftfreq": _fftfreq("fft.rfftfreq"), "fft.fftshift": _fftshift("fft.fftshift"),
     "fft.ifftshift": _fftshift("fft.ifftshift"),
+    # arrayflow.special (SciPy's names and signatures; torch.special computes the same)
+    **{f"special.{n}": _same(f"special.{n}") for n in (
+        "erfc", "erfinv", "expit", "logit", "xlogy", "xlog1py", "entr", "sinc", "ndtr",
+        "log_ndtr", "ndtri", "gammaln", "digamma", "i0", "i0e", "i1", "i1e")},
+    "special.softmax": lambda x, axis=None: _special_softmax(x, axis, log=False),
+    "special.log_softmax": lambda x, axis=None: _special_softmax(x, axis, log=True),
+    "special.logsumexp": lambda x, axis=None, b=None, keepdims=False: torch.logsumexp(
+        x if b is None else x + torch.log(b), dim=_special_dims(x, axis), keepdim=keepdims),
 }
 """Op name -> adapter computing the same call with PyTorch."""
 
@@ -531,6 +552,8 @@ NO_COUNTERPART: dict[str, str] = {
                "torch spelling",
     "rechunk": "Dask chunk layout: PyTorch tensors are not chunked",
     "persist": "Dask evaluation control: PyTorch is eager",
+    "special.rel_entr": "SciPy's relative entropy: torch.special has no rel_entr (checked "
+                        "against SciPy and finite differences in tests/test_special.py)",
 }
 """Ops without a PyTorch counterpart, with the reason."""
 
@@ -551,6 +574,7 @@ DIFFERENCES: dict[str, str] = {
     "sum-uint8-upcast": f"sum of unsigned ints: the standard's uint64, torch's int64 ({_DOC})",
     "prod-uint8-upcast": f"prod of unsigned ints: the standard's uint64, torch's int64 ({_DOC})",
     "can_cast-uint-to-int": f"can_cast: the standard's promotion table ({_DOC})",
+    "special.gammaln-special-values": f"gammaln(-inf): SciPy's -inf, torch's inf ({_DOC})",
 }
 """Case ids (or ``"<case id>:vjp"``) where arrayflow follows the standard, not PyTorch."""
 
