@@ -441,9 +441,11 @@ class Backend:
         if obj is None or isinstance(obj, (str, bytes, int, float, complex)) or \
                 backend_of_array(obj) is not None:
             return None
+        lib = _library_of(obj)
         for d, nd in self._dtype_maps()[0].items():
             try:
-                if type(nd) is not type(obj) and bool(nd == obj):
+                # only the same library's spellings (array-api-strict warns on any other)
+                if type(nd) is not type(obj) and _library_of(nd) == lib and bool(nd == obj):
                     return d
             except Exception:  # noqa: BLE001 - an object whose == raises is no dtype
                 continue
@@ -471,6 +473,12 @@ class Backend:
     def with_options(self, **options: Any) -> Backend:
         """A backend of the same kind configured with ``options``."""
         return _instance(self.name, options)
+
+
+def _library_of(obj: Any) -> str:
+    """The top-level package a dtype object (or a scalar type, ``numpy.float64``) is from."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    return str(getattr(cls, "__module__", "") or "").split(".")[0]
 
 
 @dataclass(frozen=True)

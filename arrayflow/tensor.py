@@ -27,6 +27,7 @@ from ._device import as_device, cuda_device, resolve_device
 from ._dispatch import takes_part as _takes_part
 from ._lazy import compute
 from ._typing import Axis, Scalar
+from .autograd._move import move as _move_tensor
 from .autograd._views import _ViewCell, own_copy, rebase_view, refresh
 from .autograd.forward_ad import _LEVELS as _fw_levels  # active forward-AD levels
 from .autograd.forward_ad import inplace as _fw_inplace
@@ -684,9 +685,17 @@ class Tensor:
         if as_device(device) is not None:
             return self.to(device)
 
-        kw = {} if stream is None else {"stream": stream}
-        return Tensor._from_array(array_api_compat.to_device(self._cell.array, device, **kw),
-                                  self._backend)
+        if stream is None:  # differentiable, as PyTorch's .to(device)
+            if array_api_compat.device(self._cell.array) == device:
+                return self
+            return _move_tensor(self, self._backend, None, device)
+        if self._requires_grad and is_grad_enabled_fast():
+            raise NotImplementedError(
+                "Tensor.to_device: a stream= move of a Tensor that requires grad is not "
+                "differentiable; call to_device without stream, or detach() first")
+        return Tensor._from_array(
+            array_api_compat.to_device(self._cell.array, device, stream=stream),
+            self._backend)
 
     def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
         """Export through DLPack (delegates to the backend array).
@@ -1163,9 +1172,13 @@ class Tensor:
         BackendUnavailableError
             The target backend cannot run here (``"cuda"`` without a usable GPU backend;
             the message says what to install).
-        RuntimeError
-            Moving a Tensor that requires grad to another backend while grad mode is on
-            (not differentiable in arrayflow: an error instead of a silently dropped graph).
+
+        Notes
+        -----
+        A move to another backend or device is differentiable, as PyTorch's: the result
+        requires grad when this Tensor does (``grad_fn`` a ``ToCopyBackward0``), its
+        gradient goes back to this Tensor's backend, device and dtype (``create_graph``
+        included), and a forward-mode tangent is moved as the values are.
         """
         for a in args:
             if isinstance(a, _dtypes.DType):
@@ -1194,23 +1207,13 @@ class Tensor:
             if dtype is not None and dtype is not self.dtype:
                 out = _dt.astype(out, dtype)  # differentiable, as PyTorch's .to(dtype)
             if native is not None and array_api_compat.device(out._cell.array) != native:
-                out = Tensor._from_array(array_api_compat.to_device(out._cell.array, native),
-                                         src)
+                out = _move_tensor(out, src, None, native)  # differentiable
             if copy and out is self:
                 out = self.clone()
             return out
-        if self._requires_grad:
-            if is_grad_enabled_fast():
-                raise RuntimeError(
-                    f"Tensor.to: moving a Tensor that requires grad from backend "
-                    f"{src.name!r} to {dst.name!r} is not differentiable in arrayflow; move "
-                    f"the leaf (or the Module) before building the graph, or detach() first")
-        arr = _move(self._cell.array, src, dst)
-        if dtype is not None and dtype is not self.dtype:
-            arr = dst.xp.astype(arr, dst.native_dtype(dtype))
-        if native is not None:
-            arr = array_api_compat.to_device(arr, native)
-        return Tensor._from_array(arr, dst)
+        # another backend: differentiable (PyTorch's ToCopyBackward0), the gradient and a
+        # forward-mode tangent go back to this Tensor's backend, device and dtype
+        return _move_tensor(self, dst, dtype, native)
 
     def cpu(self) -> Tensor:
         """This Tensor on the CPU: ``self`` on a CPU backend, else a copy on the default CPU
@@ -2182,18 +2185,6 @@ def _unwrap_key(key):
         items = [k._cell.array if isinstance(k, Tensor) else k for k in key]
         return tuple(items) if isinstance(key, tuple) else items
     return key
-
-
-def _move(arr, src, dst):
-    """Move an array between backends: DLPack when both sides support it, else host memory."""
-    fn = getattr(dst.xp, "from_dlpack", None)
-    if fn is not None and hasattr(arr, "__dlpack__"):
-        try:
-            return fn(arr)
-        except (TypeError, BufferError, ValueError, RuntimeError, NotImplementedError,
-                AttributeError):
-            pass
-    return dst.from_host(src.to_host(arr))
 
 
 # --- operators -----------------------------------------------------------------------------

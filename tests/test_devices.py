@@ -138,12 +138,17 @@ def test_to_dtype_is_differentiable_like_torch(backend):
     np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy())
 
 
-def test_to_other_backend_with_grad_raises_instead_of_dropping_the_graph():
+def test_to_other_backend_with_grad_keeps_the_graph():
+    # issue 16: moves are differentiable (PyTorch's .to); tests/test_to_backend_grad.py
     x = af.ones(2, requires_grad=True)
-    with pytest.raises(RuntimeError, match="not differentiable"):
-        x.to("strict")
+    y = x.to("strict")
+    assert y.requires_grad and y.grad_fn.name() == "ToCopyBackward0"
+    (y * 3.0).sum().backward()
+    assert x.grad.backend.name == x.backend.name
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
     with af.no_grad():
         assert x.to("strict").backend.name == "strict"
+        assert not x.to("strict").requires_grad
 
 
 def test_to_another_tensor_takes_its_dtype_and_backend():

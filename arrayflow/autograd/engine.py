@@ -241,7 +241,9 @@ def _run_node_hooks(node, in_grads, grads, backend, create_graph):
     there is no gradient), as PyTorch's ``Node.register_hook``: a returned tuple replaces
     ``grad_inputs`` (same length; each gradient of the replaced one's shape, dtype and
     backend, or None to drop it), None keeps them. Returns the gradients for the edges."""
-    gin = [None if g is None else _as_tensor(g, backend) for g in in_grads]
+    # a move between backends (ToCopyBackward0): its inputs' gradients are on another one
+    in_backend = getattr(node, "in_backend", None) or backend
+    gin = [None if g is None else _as_tensor(g, in_backend) for g in in_grads]
     gout = tuple(None if g is None else _as_tensor(g, backend) for g in grads)
     for hook in list(node._hooks):
         new = hook(tuple(gin), gout)
@@ -258,7 +260,7 @@ def _run_node_hooks(node, in_grads, grads, backend, create_graph):
                 continue
             if old is None:
                 raise RuntimeError("can't replace a None gradient with a non-None value")
-            check_hook_grad(hook, v, old.shape, old.dtype, backend,
+            check_hook_grad(hook, v, old.shape, old.dtype, in_backend,
                             f"Node.register_hook: grad_inputs[{i}]")
         gin = list(new)
     return [g if g is None or create_graph else _raw(g) for g in gin]
@@ -294,7 +296,7 @@ def _accumulate_leaf(leaf, g, create_graph):
 
 
 def _check_anomaly(node, in_grads):
-    xp = node.backend.xp
+    xp = (getattr(node, "in_backend", None) or node.backend).xp
     for k, g in enumerate(in_grads):
         if g is None:
             continue

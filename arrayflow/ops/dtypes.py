@@ -342,8 +342,12 @@ def _as_arrayflow_dtype(backend: Any, dtype: Any, arg: str) -> DType:
     if isinstance(dtype, DType):
         return dtype
     if not isinstance(dtype, (str, bytes)):
+        lib = _backend._library_of(dtype)
         for b in [backend] + [b for b in list(_backend._instances.values())
                               if b is not backend]:
+            natives = b._dtype_maps()[1]
+            if not any(_backend._library_of(nd) == lib for nd in natives):
+                continue  # another library's dtypes (array-api-strict warns on comparing)
             try:
                 return b.arrayflow_dtype(dtype)
             except TypeError:
