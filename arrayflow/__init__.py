@@ -95,6 +95,7 @@ del half
 tensor = _sys.modules[__name__ + ".ops.creation"].tensor
 from .ops.aliases import *  # noqa: E402,F403
 from .ops.norms import norm  # noqa: E402
+from .ops.einsum import einsum  # noqa: E402
 from .ops.torch_functions import *  # noqa: E402,F403
 
 

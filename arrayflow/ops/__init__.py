@@ -8,6 +8,7 @@ from . import (
            comparison,
            creation,
            dtypes,
+           einsum,
            elementwise,
            fft,
            linalg,
@@ -18,5 +19,5 @@ from . import (
 )
 from ._registry import OPS, Op, op
 
-__all__ = ["OPS", "Op", "op", "chunking", "comparison", "creation", "dtypes", "elementwise",
-           "fft", "linalg", "manipulation", "reductions", "searching", "special"]
+__all__ = ["OPS", "Op", "op", "chunking", "comparison", "creation", "dtypes", "einsum",
+           "elementwise", "fft", "linalg", "manipulation", "reductions", "searching", "special"]

@@ -1298,6 +1298,24 @@ def _scipy_special_cases():
     return cases
 
 
+def _einsum_cases():
+    # reference: NumPy's einsum (PyTorch's semantics where both define the equation)
+    def make(eq, *shapes, dtype="float64"):
+        def mk(rng):
+            return (eq,) + tuple(rng.standard_normal(s).astype(dtype) for s in shapes), {}
+        return mk
+    return [
+        OpCase("einsum", make("ij,jk->ik", (2, 3), (3, 4)), label="matmul"),
+        OpCase("einsum", make("ij,jk", (2, 3), (3, 4), dtype="float32"), label="implicit"),
+        OpCase("einsum", make("ii->", (3, 3)), label="trace"),
+        OpCase("einsum", make("ii->i", (3, 3)), label="diagonal"),
+        OpCase("einsum", make("bij,bjk->bik", (2, 2, 3), (2, 3, 2)), label="batch"),
+        OpCase("einsum", make("...ij,...jk->...ik", (2, 2, 3), (3, 2)), label="ellipsis"),
+        OpCase("einsum", make("i,j->ij", (3,), (2,)), label="outer"),
+        OpCase("einsum", make("ij,jk,kl->il", (2, 3), (3, 4), (4, 2)), label="chain"),
+    ]
+
+
 def _chunking_cases():
     # identities on values: rechunk/persist change layout and evaluation, never values
     f64 = "float64"
@@ -1313,7 +1331,7 @@ def _chunking_cases():
 CASES: tuple[OpCase, ...] = tuple(
     _creation_cases() + _dtype_cases() + _elementwise_cases() + _linalg_cases()
     + _manipulation_cases() + _reduction_cases() + _searching_cases() + _fft_cases()
-    + _special_cases() + _chunking_cases()
+    + _special_cases() + _einsum_cases() + _chunking_cases()
 )
 """Every case, grouped by op family."""
 
