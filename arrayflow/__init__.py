@@ -94,8 +94,8 @@ del half
 # to the function (torch.tensor).
 tensor = _sys.modules[__name__ + ".ops.creation"].tensor
 from .ops.aliases import *  # noqa: E402,F403
-from .ops.norms import norm  # noqa: E402
 from .ops.einsum import einsum  # noqa: E402
+from .ops.norms import norm  # noqa: E402
 from .ops.torch_functions import *  # noqa: E402,F403
 
 
@@ -121,5 +121,9 @@ from .ops.special import erf  # noqa: E402
 
 # isort: split
 from . import cuda, func, library, utils  # noqa: E402
+from ._einops import install as _einops_install  # noqa: E402
 from .library import get_namespace  # noqa: E402
+
+_einops_install()  # einops' backend for Tensors, once einops is imported (never imports it)
+del _einops_install
 
