@@ -209,6 +209,7 @@ class CustomOpDef:
         self._backward: Callable | None = None
         self._setup_context: Callable | None = None
         self._jvp: Callable | None = None
+        self._vmap: Callable | None = None
         self._function = self._make_function()
 
     def __repr__(self) -> str:
@@ -338,6 +339,52 @@ class CustomOpDef:
         # assignment to a method.
         self._function.jvp = staticmethod(fn_jvp)  # type: ignore[method-assign]
         return jvp
+
+    def register_vmap(self, fn: Callable, /) -> Callable:
+        """Give the op a batching rule for ``arrayflow.func.vmap`` (PyTorch's
+        ``CustomOpDef.register_vmap`` / ``torch.library.register_vmap``).
+
+        Parameters
+        ----------
+        fn : callable
+            ``fn(info, in_dims, *args) -> (output, out_dims)``: ``in_dims`` gives each
+            argument's batch dimension (None: not batched), ``args`` are the physical
+            Tensors; the rule calls the op (or its kernels) once on the whole batch.
+
+        Returns
+        -------
+        callable
+            ``fn``.
+
+        Raises
+        ------
+        TypeError
+            If ``fn`` is not callable.
+
+        Notes
+        -----
+        Without a rule, ``vmap`` runs the op's default kernel on the batched values (its
+        array API code is batched op by op).
+        """
+        if not callable(fn):
+            raise TypeError(f"{self.name}.register_vmap: expected a function, got "
+                            f"{type(fn).__name__}")
+        self._vmap = fn
+        self._function.vmap = staticmethod(fn)  # type: ignore[method-assign]  # see jvp
+        return fn
+
+    def _call_batched(self, args: tuple, kwargs: dict) -> Any:
+        """The op inside ``arrayflow.func.vmap`` (some arguments batched): the registered
+        batching rule through the op's Function, else the default kernel on the batched
+        values."""
+        try:
+            bound = self._sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.name}: {e}") from None
+        flat = tuple(bound.arguments.get(n, p.default) for n, p in self._sig.parameters.items())
+        if self._vmap is not None:
+            return self._function.apply(*flat)
+        return self._default(*flat)
 
     # --- calling -----------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

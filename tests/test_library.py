@@ -275,3 +275,31 @@ def test_forward_mode_needs_a_registered_jvp_and_then_matches_torch():
     np.testing.assert_allclose(tangent.numpy(), want.numpy(), rtol=1e-12)
     np.testing.assert_allclose(af.func.jacfwd(op)(x).numpy(),
                                af.func.jacrev(op)(x).numpy(), rtol=1e-12)
+
+
+def test_vmap_runs_the_registered_rule_once_or_the_default_kernel_batched():
+    import warnings
+
+    @af.library.custom_op(_name("scale"), mutates_args=())
+    def scale(x: af.Tensor, k: float) -> af.Tensor:
+        return x * k
+
+    scale.register_kernel("numpy", lambda x, k: x * k)
+    scale.register_fake(lambda x, k: af.empty_like(x))
+    x = af.asarray(np.arange(6.0).reshape(2, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no per-sample loop fallback
+        got = af.func.vmap(lambda r: scale(r, 2.0))(x)
+        np.testing.assert_array_equal(got.numpy(), np.arange(6.0).reshape(2, 3) * 2)
+        calls = []
+
+        def rule(info, in_dims, x, k):
+            calls.append((info.batch_size, in_dims))
+            return scale(x, k), in_dims[0]
+
+        scale.register_vmap(rule)
+        got = af.func.vmap(lambda r: scale(r, 3.0), in_dims=1)(x)
+    np.testing.assert_array_equal(got.numpy(), (np.arange(6.0).reshape(2, 3) * 3).T)
+    # one call for the whole batch; arrayflow moves the batch dim to 0 first (a documented
+    # difference: PyTorch passes the caller's dim)
+    assert calls == [(3, (0, None))]

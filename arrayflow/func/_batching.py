@@ -359,6 +359,9 @@ def handle(func, args: tuple, kwargs: dict) -> Any:
     rule = FUNC_RULES.get(func)
     if rule is not None:
         return rule(func, args, kwargs)
+    batched = getattr(func, "_call_batched", None)  # an arrayflow.library custom op
+    if batched is not None:
+        return batched(args, kwargs)
     name = getattr(func, "__name__", "")
     if name in _SCALAR_METHODS and args and type(args[0]) is BatchedTensor:
         raise args[0]._data_dependent(_SCALAR_METHODS[name])
