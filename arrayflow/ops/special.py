@@ -192,6 +192,15 @@ def _ndtr(xp, x):
     return xp.where(xp.abs(z) < _SQRT1_2, inner, outer)
 
 
+def _real(xp, name, *values):
+    """Refuse complex arrays: ``arrayflow.special`` computes real functions only (the complex
+    extensions SciPy has for some are not implemented, and would be silently wrong)."""
+    for v in values:
+        if is_array(v) and xp.isdtype(v.dtype, "complex floating"):
+            raise TypeError(f"arrayflow.special.{name}: expected a real floating Tensor, got "
+                            f"dtype {v.dtype} (complex inputs are not supported)")
+
+
 def _like(xp, v, like):
     """``v`` as an array like ``like`` (a Python-scalar operand inside a rule)."""
     return v if is_array(v) else xp.full_like(like, v)
@@ -238,7 +247,8 @@ def _arrays(xp, x, y):
 def _doc(summary, body, params, returns, notes, source):
     return (f"{summary}\n\n{body}\n\nParameters\n----------\n{params}\n\nReturns\n-------\n"
             f"{returns}\n\nRaises\n------\nTypeError\n    If an argument is not a Tensor "
-            f"(or, for the binary functions, a Python scalar).\n\nNotes\n-----\n{notes}\n\n"
+            f"(or, for the binary functions, a Python scalar), or is complex (not "
+            f"supported).\n\nNotes\n-----\n{notes}\n\n"
             f"Source: {source}\n")
 
 
@@ -264,6 +274,7 @@ _erfc_vjp, _erfc_jvp = _unary_rules(lambda xp, x, out: -_TWO_OVER_SQRT_PI * xp.e
         "(``tests/test_special.py``). Derivative ``-2/sqrt(pi) * exp(-x**2)``.",
         "SciPy ``scipy.special.erfc``; PyTorch ``torch.special.erfc``."))
 def erfc(xp, x: Array, /):
+    _real(xp, "erfc", x)
     return _erfc(xp, x), (x, None)
 
 
@@ -279,6 +290,7 @@ _expit_vjp, _expit_jvp = _unary_rules(lambda xp, x, out: out * (1.0 - out))
         "``expit(x) * (1 - expit(x))``, read from the output.",
         "SciPy ``scipy.special.expit``; PyTorch ``torch.special.expit``."))
 def expit(xp, x: Array, /):
+    _real(xp, "expit", x)
     e = xp.exp(-xp.abs(x))
     out = xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
     return out, (None, out)
@@ -297,6 +309,7 @@ _logit_vjp, _logit_jvp = _unary_rules(lambda xp, x, out: 1.0 / (x * (1.0 - x)))
         "``1 / (x * (1 - x))``.",
         "SciPy ``scipy.special.logit``; PyTorch ``torch.special.logit`` (without ``eps``)."))
 def logit(xp, x: Array, /):
+    _real(xp, "logit", x)
     near = xp.abs(x - 0.5) < 0.25
     xn = xp.where(near, x, 0.5)
     mid = xp.log1p((2.0 * xn - 1.0) / (1.0 - xn))
@@ -325,6 +338,7 @@ _xlogy_vjp, _xlogy_jvp = _binary_rules(_xlogy_dx, lambda xp, x, y: x / y)
         "``d/dy = x / y``.",
         "SciPy ``scipy.special.xlogy``; PyTorch ``torch.special.xlogy``."))
 def xlogy(xp, x: Array | float, y: Array | float, /):
+    _real(xp, "xlogy", x, y)
     xa, ya = _arrays(xp, x, y)
     zero = (xa == 0) & ~xp.isnan(ya)
     out = xp.where(zero, 0.0, xa * xp.log(xp.where(zero, 1.0, ya)))  # no warning at x == 0
@@ -348,6 +362,7 @@ _xlog1py_vjp, _xlog1py_jvp = _binary_rules(_xlog1py_dx, lambda xp, x, y: x / (1.
         "``d/dy = x / (1 + y)``.",
         "SciPy ``scipy.special.xlog1py``; PyTorch ``torch.special.xlog1py``."))
 def xlog1py(xp, x: Array | float, y: Array | float, /):
+    _real(xp, "xlog1py", x, y)
     xa, ya = _arrays(xp, x, y)
     zero = (xa == 0) & ~xp.isnan(ya)
     out = xp.where(zero, 0.0, xa * xp.log1p(xp.where(zero, 0.0, ya)))
@@ -364,6 +379,7 @@ _entr_vjp, _entr_jvp = _unary_rules(lambda xp, x, out: -(xp.log(x) + 1.0))
         "Derivative ``-(log(x) + 1)`` as PyTorch's (``inf`` at 0, NaN below).",
         "SciPy ``scipy.special.entr``; PyTorch ``torch.special.entr``."))
 def entr(xp, x: Array, /):
+    _real(xp, "entr", x)
     xs = xp.where(x > 0, x, 1.0)
     out = xp.where(x > 0, -xs * xp.log(xs), xp.where(x == 0, xp.zeros_like(x), -xp.inf))
     return xp.where(xp.isnan(x), x, out), (x, None)
@@ -395,6 +411,7 @@ _rel_entr_vjp, _rel_entr_jvp = _binary_rules(_rel_entr_dx, _rel_entr_dy)
         "PyTorch has no ``rel_entr``.",
         "SciPy ``scipy.special.rel_entr``."))
 def rel_entr(xp, x: Array | float, y: Array | float, /):
+    _real(xp, "rel_entr", x, y)
     xa, ya = _arrays(xp, x, y)
     pos = (xa > 0) & (ya > 0)
     xs, ys = xp.where(pos, xa, 1.0), xp.where(pos, ya, 1.0)
@@ -427,6 +444,7 @@ _sinc_vjp, _sinc_jvp = _unary_rules(_sinc_deriv)
         "PyTorch's). The second derivative at 0 is ``-pi**2/3`` (PyTorch's is NaN there).",
         "SciPy ``scipy.special.sinc`` (NumPy's ``sinc``); PyTorch ``torch.special.sinc``."))
 def sinc(xp, x: Array, /):
+    _real(xp, "sinc", x)
     zero = x == 0
     px = math.pi * xp.where(zero, 1.0, x)
     out = xp.where(zero, 1.0, xp.sin(px) / px)
@@ -448,6 +466,7 @@ _ndtr_vjp, _ndtr_jvp = _unary_rules(lambda xp, x, out: _INV_SQRT_2PI * xp.exp(-0
         "density ``exp(-x**2/2) / sqrt(2 pi)``.",
         "SciPy ``scipy.special.ndtr``; PyTorch ``torch.special.ndtr``."))
 def ndtr(xp, x: Array, /):
+    _real(xp, "ndtr", x)
     return _ndtr(xp, x), (x, None)
 
 
@@ -471,6 +490,7 @@ _log_ndtr_vjp, _log_ndtr_jvp = _unary_rules(_log_ndtr_deriv)
         "``ndtr'(x) / ndtr(x) = exp(-x**2/2 - log(sqrt(2 pi)) - log_ndtr(x))``.",
         "SciPy ``scipy.special.log_ndtr``; PyTorch ``torch.special.log_ndtr``."))
 def log_ndtr(xp, x: Array, /):
+    _real(xp, "log_ndtr", x)
     xu = xp.maximum(x, -1.0)
     upper = xp.log1p(-_ndtr(xp, -xu))
     xm = xp.minimum(xp.maximum(x, -1.25 / _SQRT1_2), -1.0)
@@ -558,6 +578,7 @@ _erfinv_vjp, _erfinv_jvp = _unary_rules(lambda xp, x, out: (_SQRT_PI / 2.0) * xp
         "output.",
         "SciPy ``scipy.special.erfinv``; PyTorch ``torch.special.erfinv``."))
 def erfinv(xp, x: Array, /):
+    _real(xp, "erfinv", x)
     out = _erfinv(xp, x)
     return out, (None, out)
 
@@ -578,6 +599,7 @@ _ndtri_vjp, _ndtri_jvp = _unary_rules(
         "in float64. Derivative ``sqrt(2 pi) * exp(ndtri(p)**2 / 2)``, from the output.",
         "SciPy ``scipy.special.ndtri``; PyTorch ``torch.special.ndtri``."))
 def ndtri(xp, x: Array, /):
+    _real(xp, "ndtri", x)
     mid = (x >= 0.25) & (x <= 0.75)
     central = math.sqrt(2.0) * _erfinv(xp, 2.0 * xp.where(mid, x, 0.5) - 1.0)
     low = x < 0.5
@@ -714,6 +736,7 @@ _gammaln_vjp, _gammaln_jvp = _unary_rules(lambda xp, x, out: _digamma(xp, x))
         "loses relative accuracy). Derivative :func:`digamma`.",
         "SciPy ``scipy.special.gammaln``; PyTorch ``torch.special.gammaln`` (``lgamma``)."))
 def gammaln(xp, x: Array, /):
+    _real(xp, "gammaln", x)
     return _gammaln(xp, x), (x, None)
 
 
@@ -735,6 +758,7 @@ _digamma_vjp, _digamma_jvp = _unary_rules(lambda xp, x, out: _trigamma(xp, x))
         "``pi**2 / sin(pi x)**2 - psi1(1 - x)``); higher derivatives differentiate that.",
         "SciPy ``scipy.special.psi``/``digamma``; PyTorch ``torch.special.digamma``."))
 def digamma(xp, x: Array, /):
+    _real(xp, "digamma", x)
     return _digamma(xp, x), (x, None)
 
 
@@ -755,6 +779,7 @@ _AXIS = ("axis : int, tuple of int or None, optional\n    Axes to reduce over; N
         "default (all axes) is kept here.",
         "SciPy ``scipy.special.softmax``; PyTorch ``torch.special.softmax``."))
 def softmax(xp, x: Array, /, axis: Axis = None):
+    _real(xp, "softmax", x)
     m = xp.max(x, axis=axis, keepdims=True)
     e = xp.exp(x - m)
     y = e / xp.sum(e, axis=axis, keepdims=True)
@@ -783,6 +808,7 @@ def _softmax_jvp(xp, tangents, out, x, axis=None):
         "output ``y``.",
         "SciPy ``scipy.special.log_softmax``; PyTorch ``torch.special.log_softmax``."))
 def log_softmax(xp, x: Array, /, axis: Axis = None):
+    _real(xp, "log_softmax", x)
     m = xp.max(x, axis=axis, keepdims=True)
     t = x - xp.where(xp.isfinite(m), m, 0.0)
     y = t - xp.log(xp.sum(xp.exp(t), axis=axis, keepdims=True))
@@ -823,6 +849,7 @@ def _reduced_axes(axis, ndim):
         "SciPy ``scipy.special.logsumexp``; PyTorch ``torch.special.logsumexp`` (no ``b``)."))
 def logsumexp(xp, x: Array, /, axis: Axis = None, b: Array | None = None,
               keepdims: bool = False):
+    _real(xp, "logsumexp", x, b)
     x_in, b_in = x, b  # saved as given: double backward differentiates through them
     xe = x
     if b is not None:
@@ -995,6 +1022,7 @@ _i0_vjp, _i0_jvp = _unary_rules(lambda xp, x, out: _i1(xp, x))
         _X, _SAME, _BESSEL_NOTES + " Derivative :func:`i1`.",
         "SciPy ``scipy.special.i0``; PyTorch ``torch.special.i0``."))
 def i0(xp, x: Array, /):
+    _real(xp, "i0", x)
     return _i0(xp, x), (x, None)
 
 
@@ -1008,6 +1036,7 @@ _i0e_vjp, _i0e_jvp = _unary_rules(lambda xp, x, out: _i1e(xp, x) - _sgn(xp, x) *
         _BESSEL_NOTES + " Derivative ``i1e(x) - sign(x) i0e(x)`` (PyTorch's).",
         "SciPy ``scipy.special.i0e``; PyTorch ``torch.special.i0e``."))
 def i0e(xp, x: Array, /):
+    _real(xp, "i0e", x)
     out = _i0e(xp, x)
     return out, (x, out)
 
@@ -1024,6 +1053,7 @@ _i1_vjp, _i1_jvp = _unary_rules(lambda xp, x, out: _i0(xp, x) - _over_x(xp, out,
         _BESSEL_NOTES + " Derivative ``i0(x) - i1(x) / x`` (1/2 at 0, PyTorch's).",
         "SciPy ``scipy.special.i1``; PyTorch ``torch.special.i1``."))
 def i1(xp, x: Array, /):
+    _real(xp, "i1", x)
     out = _i1(xp, x)
     return out, (x, out)
 
@@ -1040,5 +1070,6 @@ _i1e_vjp, _i1e_jvp = _unary_rules(
         "PyTorch's).",
         "SciPy ``scipy.special.i1e``; PyTorch ``torch.special.i1e``."))
 def i1e(xp, x: Array, /):
+    _real(xp, "i1e", x)
     out = _i1e(xp, x)
     return out, (x, out)
