@@ -248,3 +248,40 @@ def test_dask_stays_lazy_where_dask_is_the_target():
         loss.backward()
         assert xd.grad._backend.name == "dask"
     assert_allclose(_np(xd.grad), 2 * X, rtol=1e-15)
+
+
+@pytest.mark.parametrize("src,dst", PAIRS)
+def test_round_trip_and_direct_use_accumulate(src, dst):
+    """``x`` used directly and through a move there and back: both gradients add up on
+    ``x``'s backend (torch: the same function without moves)."""
+    _usable(src, dst)
+    x = _leaf(X, src)
+    with af.use_backend(dst):
+        w = af.asarray(W, dtype=af.float64)
+    loss = af.sum(x * x) + af.sum(af.exp(x.to(dst)) * w).to(src)
+    assert loss._backend.name == src
+    loss.backward()
+    xt = torch.tensor(X, requires_grad=True)
+    ((xt * xt).sum() + (torch.exp(xt) * torch.tensor(W)).sum()).backward()
+    assert_allclose(_np(x.grad), xt.grad.numpy(), rtol=1e-13)
+
+
+def test_move_to_complex_dtype_against_torch():
+    _usable("strict")
+    x = _leaf(X, "numpy")
+    y = x.to("strict", dtype=af.complex128)
+    assert y.requires_grad and y.dtype is af.complex128
+    af.sum(af.abs(y * (1.0 + 2.0j)) ** 2).backward()
+    xt = torch.tensor(X, requires_grad=True)
+    (torch.abs(xt.to(torch.complex128) * (1.0 + 2.0j)) ** 2).sum().backward()
+    assert x.grad.dtype is af.float64
+    assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-13)
+
+
+def test_to_device_with_stream_refuses_a_requires_grad_tensor():
+    _usable("strict")
+    import array_api_strict
+
+    x = _leaf(X, "strict")
+    with pytest.raises(NotImplementedError, match=r"Tensor.to_device: a stream= move"):
+        x.to_device(array_api_strict.Device("device1"), stream=1)
