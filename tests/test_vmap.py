@@ -1071,6 +1071,10 @@ DECLARED_CASES = {
     "linalg.solve": (lambda t, u: _ns(t).linalg.solve(t, u), (_SQ, _V), (0, 0)),
     "tensordot": (lambda t, u: _ns(t).tensordot(t, u, dims=([0], [0])) if _ns(t) is torch
                   else af.tensordot(t, u, axes=([0], [0])), (_A, _V[0]), (0, None)),
+    "einsum": (lambda t, u: _ns(t).einsum("ij,i->j", t, u), (_A, _V), (0, 0)),
+    "einsum:one_batched": (lambda t, u: _ns(t).einsum("...i,ij", u, t), (_A, _V[0]),
+                           (0, None)),
+    "einsum:implicit": (lambda t: _ns(t).einsum("ii", t), (_SQ,), (0,)),
     "fft.fftn": (lambda t: _ns(t).fft.fftn(t), (_A,), (0,)),
     "fft.ifftn": (lambda t: _ns(t).fft.ifftn(t, axes=(0,)) if _ns(t) is af
                   else torch.fft.ifftn(t, dim=(0,)), (_A,), (0,)),
