@@ -665,7 +665,9 @@ class Tensor:
         """Copy to ``device`` of the same backend (array API ``to_device``).
 
         A PyTorch-style device (``af.device``, ``"cuda:0"``) is also accepted and
-        behaves as :meth:`to`.
+        behaves as :meth:`to`. Differentiable as PyTorch's ``.to(device)`` (the gradient
+        and a forward-mode tangent go back to this Tensor's device); ``self`` when the
+        Tensor is already on ``device``.
 
         Parameters
         ----------
@@ -679,6 +681,12 @@ class Tensor:
         -------
         Tensor
             A Tensor on ``device`` (this Tensor's backend).
+
+        Raises
+        ------
+        NotImplementedError
+            ``stream`` given for a Tensor that requires grad under grad mode (that path
+            is not differentiable; an error instead of a silently dropped graph).
         """
         import array_api_compat
 
