@@ -16,7 +16,6 @@ Every method is an arrayflow function, so the results are Tensors on the input's
 from __future__ import annotations
 
 import importlib.abc
-import importlib.machinery
 import sys
 from typing import Any
 
@@ -106,8 +105,13 @@ class _Hook(importlib.abc.MetaPathFinder):
         if fullname != _TARGET:
             return None
         sys.meta_path.remove(self)
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or spec.loader is None:
+        spec = None
+        for finder in sys.meta_path:  # the finder that would have found it without us
+            find = getattr(finder, "find_spec", None)
+            spec = find(fullname, path, target) if find is not None else None
+            if spec is not None:
+                break
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
         loader = spec.loader
         exec_module = loader.exec_module
