@@ -121,7 +121,7 @@ class _Hook(importlib.abc.MetaPathFinder):
             sys.modules[fullname] = module
             backend_class()
 
-        loader.exec_module = exec_and_register  # type: ignore[method-assign]
+        loader.exec_module = exec_and_register
         return spec
 
 
