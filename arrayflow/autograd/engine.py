@@ -204,6 +204,12 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
                 out.append(None)
             else:
                 gt = _as_tensor(g, t._backend)
+                gs, ts = tuple(gt.shape), tuple(t.shape)
+                if gs != ts and None not in gs and None not in ts:  # a VJP gone wrong
+                    raise RuntimeError(
+                        f"{fname}: the gradient computed for input {k} of shape "
+                        f"{tuple(t.shape)} has shape {tuple(gt.shape)} (internal error in a "
+                        f"backward rule; please report)")
                 if gt.dtype is not t.dtype and t.dtype.kind == "real floating" and \
                         gt.dtype.kind == "real floating":
                     gt = astype(gt, t.dtype)  # PyTorch: the input's dtype
