@@ -37,7 +37,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("tensor", ("tensor", "_tensor_methods", "ops.torch_functions", "_serialize",
                 "_numpy_protocols")),
     ("nn/optim", ("nn", "optim", "utils", "func", "library")),
-    ("api", ("",)),                                        # ``arrayflow/__init__.py``
+    # ``arrayflow/__init__.py``, and the einops backend it installs (it uses the namespace)
+    ("api", ("", "_einops")),
     ("top", ("examples", "testing")),                      # users of the public API
 ]
 

@@ -70,6 +70,10 @@ class ToCopyBackward0(_graph.Node):
     gradient goes back to the input's backend, device and dtype."""
 
     __slots__ = ("backend", "in_backend", "in_dtype", "in_device")
+    backend: Any  # the output's backend
+    in_backend: Any  # the input's: the gradient goes back there
+    in_dtype: Any
+    in_device: Any
 
     def _release(self) -> None:
         return None

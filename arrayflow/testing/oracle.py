@@ -491,6 +491,7 @@ TORCH: dict[str, Callable[..., Any]] = {
     "isclose": _close_fn("isclose"), "allclose": _close_fn("allclose"),
     # linear algebra
     "matmul": _same("matmul"), "matrix_transpose": lambda x: x.mT, "tensordot": _tensordot,
+    "einsum": _same("einsum"),
     "vecdot": _vecdot, "linalg.cholesky": _cholesky, "linalg.cross": _cross,
     "linalg.det": _same("linalg.det"), "linalg.diagonal": _same("linalg.diagonal"),
     "linalg.eigh": _same("linalg.eigh"), "linalg.eigvalsh": _same("linalg.eigvalsh"),
