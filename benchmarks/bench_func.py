@@ -19,9 +19,9 @@ makes torch's timings erratic (2 ms or 70 ms for the same call).
 ``f(x) = tanh(W @ x) * 2 + sin(W @ x)`` (float64) on a *wide* function, R^1000 -> R^10
 (``W`` of shape (10, 1000): ``jacrev`` needs 10 vector-Jacobian products, ``jacfwd`` 1000
 Jacobian-vector products -- ``jacrev`` must win) and a *tall* one, R^10 -> R^1000 (``jacfwd``
-10 JVPs, ``jacrev`` 1000 VJPs -- ``jacfwd`` must win). Both transforms run one product per
-basis vector (torch.func batches them with ``vmap``), so the ratio is about the ratio of the
-product counts times the relative cost of one JVP and one VJP. Both are checked equal
+10 JVPs, ``jacrev`` 1000 VJPs -- ``jacfwd`` must win). ``jacfwd`` runs one JVP per basis
+vector; ``jacrev`` runs the VJP rows batched through ``vmap`` (one backward pass for all
+rows, or ``chunk_size`` rows at a time), as torch.func batches both. Both are checked equal
 first; each round times the calls back to back (alternating order); the ratio is the
 median of the per-round ratios. torch.func's (vmapped) times are printed for reference.
 
