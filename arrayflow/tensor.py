@@ -19,6 +19,8 @@ from __future__ import annotations
 import builtins
 import operator
 import sys
+import warnings
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -392,8 +394,6 @@ class Tensor:
         """
         g = self._grad
         if g is None and self.grad_fn is not None and not self._retains_grad:
-            import warnings
-
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
                 "Its .grad attribute won't be populated during autograd.backward(). If you "
@@ -532,7 +532,6 @@ class Tensor:
                 "Tensor.retain_grad: can't retain_grad on a Tensor that has requires_grad=False")
         if self.grad_fn is None or self._retains_grad:
             return
-        import weakref
 
         ref = weakref.ref(self)
 

@@ -13,6 +13,7 @@ through; in forward mode the tangent is moved as the primal is.
 
 from __future__ import annotations
 
+import traceback
 from typing import Any
 
 from .. import _backend
@@ -131,8 +132,6 @@ def move(t: Any, dst: _backend.Backend, dtype: Any = None, native: Any = None) -
         node.in_dtype = t.dtype
         node.in_device = _device(arr)
         if _graph.anomaly_state["enabled"]:
-            import traceback
-
             node._trace = traceback.extract_stack()[:-1]
         out._requires_grad = True
         out.grad_fn = node

@@ -24,6 +24,9 @@ arrayflow operations, higher-order gradients work.
 from __future__ import annotations
 
 import functools
+import inspect
+import sys
+import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +34,7 @@ from .. import _backend
 from .._typing import Array
 from ..ops import _registry
 from ..ops._vjp_util import sum_to_shape
+from ..ops.creation import zeros_like
 from ..ops.dtypes import astype
 from . import forward_ad as _fw
 from . import graph as _graph
@@ -241,7 +245,6 @@ class BackwardCFunction(_graph.Node):
                             f"{pidx} - got {list(g.shape)} but expected shape compatible "
                             f"with {list(meta_shape)} ({fname}.backward, gradient for input "
                             f"{pidx})")
-                    import sys
 
 
                     with _enabled_as(create_graph):
@@ -265,8 +268,6 @@ class BackwardCFunction(_graph.Node):
 
 
 def _forward_params(cls):
-    import inspect
-
     try:
         return list(inspect.signature(cls.forward).parameters.values())
     except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
@@ -276,8 +277,6 @@ def _forward_params(cls):
 def _bind_with_defaults(cls, args, kwargs):
     """The split form (``setup_context``): bind to ``forward``'s signature and apply the
     defaults, as PyTorch 2.13's ``Function.apply`` does; ``setup_context`` sees them all."""
-    import inspect
-
     try:
         bound = inspect.signature(cls.forward).bind(*args, **kwargs)
     except (TypeError, ValueError) as e:
@@ -558,8 +557,6 @@ class Function(metaclass=_FunctionMeta):
                                   for o in outputs)
             ctx._in_meta = tuple((t.shape, t.dtype) for t, _ in grad_inputs)
             if _graph.anomaly_state["enabled"]:
-                import traceback
-
                 node._trace = traceback.extract_stack()[:-1]
             for k, o in enumerate(outputs):
                 if not isinstance(o, Tensor):
@@ -618,7 +615,6 @@ def _fw_tangents(cls, ctx, levels, args, outputs, is_tuple) -> None:
     (zeros for a Tensor input without a tangent, None for a non-Tensor input) gives the
     outputs' tangents; it runs with that level suspended, so its ops carry the others."""
     Tensor: Any = _registry.Tensor
-    from ..ops.creation import zeros_like
 
     for lv in levels:
         tangents: list[Any] = []  # per input: its tangent Tensor, or None (not a Tensor)

@@ -34,10 +34,16 @@ import warnings
 from typing import Any, NamedTuple
 
 from .. import _dtypes
+from ..autograd import forward_ad as _fw
+from ..autograd import function
+from ..autograd.function import Function, FunctionCtx, _bind_with_defaults
+from ..nn import functional as F  # noqa: N812
 from ..ops import _batch_util as _bu
 from ..ops import creation as _c
+from ..ops import dtypes as _dt
 from ..ops import manipulation as _m
 from ..ops import reductions as _r
+from ..ops import searching as _s
 from ..ops._batch_util import aligned as _aligned
 from ..ops._batch_util import all_args as _all_args
 from ..ops._batch_util import elementwise as _elementwise
@@ -59,7 +65,6 @@ __all__ = ["BatchedTensor", "VmapLevel", "handle", "active_levels", "make",
 
 class VmapLevel:
     """One active ``vmap`` call: its batch size, the function and randomness."""
-
     __slots__ = ("id", "size", "func_name", "randomness", "active")
     _counter = itertools.count(1)
 
@@ -93,7 +98,6 @@ class BatchedTensor(Tensor):
     dimensions. Python conversions of the values (``bool``, ``int``, ``float``,
     ``item``, ``tolist``, ``numpy``) raise: they would depend on the sample.
     """
-
     __slots__ = ("_phys", "_levels", "_origin")
     _phys: Tensor  # the plain Tensor: batch dimensions (one per level) + logical shape
     _levels: tuple[VmapLevel, ...]  # the levels of the leading dimensions, by level id
@@ -231,7 +235,6 @@ class _CellGuard:
     """A BatchedTensor's storage cell as code that bypasses dispatch sees it: the version
     counter is the physical Tensor's (writes go there); the array, and anything else,
     raise (it has the batch dimensions)."""
-
     __slots__ = ("_t",)
 
     def __init__(self, t: BatchedTensor):
@@ -612,11 +615,6 @@ def _class_loss(func, args, kwargs):
     batch dimension N, computed once with ``reduction='none'``, then reduced per sample
     as the function does (``'mean'``: over the weight of the non-ignored targets). The
     target check runs on the plain merged target (these functions read its values)."""
-    from ..nn import functional as F  # noqa: N812
-    from ..ops import dtypes as _dt
-    from ..ops import reductions as _r
-    from ..ops import searching as _s
-
     sig = _SIGNATURES.get(func)
     if sig is None:
         sig = _SIGNATURES[func] = inspect.signature(func)
@@ -668,8 +666,6 @@ _bu.install(batched=BatchedTensor, make=make, fallback=_fallback)
 
 
 def _install_nn_rules() -> None:
-    from ..nn import functional as F  # noqa: N812
-
     FUNC_RULES[F.cross_entropy] = _class_loss
     FUNC_RULES[F.nll_loss] = _class_loss
 
@@ -685,8 +681,6 @@ def _install_nn_rules() -> None:
 def tangents_in(src: Any, phys: Tensor, levels: tuple) -> None:
     """Give ``phys`` (``src``'s physical Tensor batched at ``levels``) the physical form of
     ``src``'s tangents at every active forward level."""
-    from ..autograd import forward_ad as _fw
-
     for lv in _fw._LEVELS:
         t = lv.tangents.get(src)
         if t is None or lv.tangents.get(phys) is not None:
@@ -704,7 +698,6 @@ def make_carry(phys: Tensor, levels: tuple, origin: str) -> Tensor:
     out = make(phys, levels, origin)
     if out is phys:
         return out
-    from ..autograd import forward_ad as _fw
 
     for lv in _fw._LEVELS:
         t = lv.tangents.get(phys)
@@ -719,7 +712,6 @@ def make_carry(phys: Tensor, levels: tuple, origin: str) -> Tensor:
 
 class VmapInfo(NamedTuple):
     """What ``Function.vmap`` gets first (PyTorch's ``VmapInfo``)."""
-
     batch_size: int
     randomness: str
 
@@ -736,7 +728,6 @@ def _function_apply(cls, args: tuple, kwargs: dict) -> Any:
     if not _active.get():
         return NotImplemented
     _check_escaped(args, kwargs)
-    from ..autograd.function import Function, _bind_with_defaults
 
     name = cls.__name__
     if cls.setup_context is None:
@@ -824,7 +815,6 @@ def _generated(cls, lv: VmapLevel, in_dims: tuple):
     gen = _GENERATED.get(key)
     if gen is not None:
         return gen
-    from ..autograd.function import Function, FunctionCtx
     from ._vmap import vmap
 
     randomness = lv.randomness
@@ -917,8 +907,6 @@ def _r_sum(x, axis):
 
 
 def _install_function_rule() -> None:
-    from ..autograd import function
-
     function.install(vmap=_function_apply)
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 from .. import _backend
 from .._dispatch import ArrayflowFunctionMode
+from ..nn import functional as F  # noqa: N812
 from ..ops import creation as _c
 from ..ops import manipulation as _m
 from ..ops._registry import Op
@@ -70,7 +72,6 @@ def _prefix(api, dims, tree, out, what):
 class _RandomnessMode(ArrayflowFunctionMode):
     """Sees every call inside the vmapped function: random functions follow the
     ``randomness`` flag (torch.func's semantics)."""
-
     def __init__(self, level: _b.VmapLevel):
         self.level = level
 
@@ -116,8 +117,6 @@ class _RandomnessMode(ArrayflowFunctionMode):
         return _b.add_level(_m.stack(samples, axis=0), lv, 0, f"random {name}()")
 
     def _dropout(self, func, args, kwargs):
-        from ..nn import functional as F  # noqa: N812
-
         bound = _dropout_sig().bind(*args, **kwargs).arguments
         x = bound["input"]
         p = bound.get("p", 0.5)
@@ -140,7 +139,6 @@ _RANDOM_FUNCS: dict = {}
 
 def _random_funcs() -> dict:
     if not _RANDOM_FUNCS:
-        from ..nn import functional as F  # noqa: N812
 
         _RANDOM_FUNCS[F.dropout] = "dropout"
         _RANDOM_FUNCS[Tensor.uniform_] = "uniform_"
@@ -150,9 +148,6 @@ def _random_funcs() -> dict:
 
 @functools.lru_cache(maxsize=1)
 def _dropout_sig():
-    import inspect
-
-    from ..nn import functional as F  # noqa: N812
     return inspect.signature(F.dropout)
 
 
