@@ -417,7 +417,7 @@ def _link_residuals(op_, args, kwargs, out, levels) -> None:
             cell = t._cell
             if r is cell.array:
                 links.append((k, "in", t))
-                saved.append((cell, cell.version, k))
+                saved.append((cell, cell.version, k, r))
                 break
     node.links, node.saved = tuple(links), tuple(saved)
 

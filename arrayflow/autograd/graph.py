@@ -154,7 +154,7 @@ class OpNode(Node):
                 f"you need to backward through the graph a second time or if you need to "
                 f"access saved tensors after calling backward.")
         if self.saved:
-            _check_versions(self)
+            _check_versions(self, create_graph)
         backend = self.backend
         meta = self.out_meta
         gs = grads
@@ -228,9 +228,16 @@ def _zeros(backend, meta, as_tensor):
     return arr
 
 
-def _check_versions(node):
-    for cell, version, k in node.saved:
-        if cell.version != version:
+def _check_versions(node, create_graph=False):
+    """Copy-on-write (issue 16; ``docs/autograd.md``): a saved input or output written in
+    place since the op ran is an error only where its saved value is no longer what the
+    op saw -- its array was changed in place (a custom op kernel declaring
+    ``mutates_args``) -- or where backward needs it as a Tensor of the graph
+    (``create_graph``: the Tensor now holds the new values). Arrayflow's own writes give
+    the Tensor a new array, so the array saved here is intact and the gradient is that of
+    the program as written (PyTorch raises in both cases)."""
+    for cell, version, k, arr in node.saved:
+        if cell.version != version and (create_graph or cell.array is arr):
             what = f"residual {k}" if k >= 0 else f"output {~k}"
             arr = cell.array
             raise RuntimeError(
@@ -503,7 +510,7 @@ def record(op_, backend, outputs, res, grad_inputs):
                     if links is None:
                         links, saved = [], []
                     links.append((k, "in", t))
-                    saved.append((cell, cell.version, k))
+                    saved.append((cell, cell.version, k, r))
                     break
             else:
                 for i, o in enumerate(outputs):
@@ -512,7 +519,7 @@ def record(op_, backend, outputs, res, grad_inputs):
                         if links is None:
                             links, saved = [], []
                         links.append((k, "out", i))
-                        saved.append((cell, cell.version, ~i))
+                        saved.append((cell, cell.version, ~i, r))
                         if outs is None:
                             outs = tuple(weakref.ref(x) for x in outputs)
                         break
