@@ -237,13 +237,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command line: ``python -m arrayflow.examples.kernel_ridge [--backend dask]``."""
     p = argparse.ArgumentParser(prog="python -m arrayflow.examples.kernel_ridge",
                                 description=__doc__.splitlines()[0])
-    p.add_argument("--backend", default="numpy", help="arrayflow backend (numpy or dask)")
+    p.add_argument("--backend", default=None,
+                   help="arrayflow backend (numpy or dask; default: af.get_backend())")
     p.add_argument("--steps", type=int, default=40)
     p.add_argument("--lr", type=float, default=0.1)
     p.add_argument("--log-gamma0", type=float, default=2.0, help="starting log(gamma)")
     p.add_argument("--every", type=int, default=5, help="print the loss every N steps")
     args = p.parse_args(argv)
-    with af.use_backend(args.backend), graph_breaks_raise():
+    backend = args.backend or af.get_backend().name
+    with af.use_backend(backend), graph_breaks_raise():
         data = load_data()
         lg, losses = tune(data, log_gamma0=args.log_gamma0, steps=args.steps, lr=args.lr,
                           every=args.every)
@@ -251,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             final = heldout_loss(af.asarray(lg, dtype=af.float64), data).item()
     print(f"held-out MSE {losses[0]:.5f} -> {final:.5f}; gamma {math.exp(args.log_gamma0):.4f} -> "
           f"{math.exp(lg):.4f}; tuned length-scale {length_scale(lg):.4f} "
-          f"(backend {args.backend})")
+          f"(backend {backend})")
     return 0
 
 
