@@ -46,6 +46,7 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import arrayflow as af
 
@@ -219,18 +220,18 @@ def tune(data: KernelRidgeData, log_gamma0: float = 2.0, steps: int = 40, lr: fl
     """
     log_gamma = af.nn.Parameter(af.asarray(log_gamma0, dtype=af.float64))
     opt = af.optim.Adam([log_gamma], lr=lr)
-    losses = []
+    losses: list[float] = []
     with sklearn_dispatch():
         for step in range(steps):
             opt.zero_grad()
             loss = heldout_loss(log_gamma, data, lam)
             loss.backward()
-            losses.append(loss.item())
+            losses.append(cast(float, loss.item()))
             if every and step % every == 0:
                 print(f"step {step:3d}  held-out MSE {losses[-1]:.5f}  "
-                      f"length-scale {length_scale(log_gamma.item()):.4f}")
+                      f"length-scale {length_scale(cast(float, log_gamma.item())):.4f}")
             opt.step()
-    return log_gamma.item(), losses
+    return cast(float, log_gamma.item()), losses
 
 
 def main(argv: Sequence[str] | None = None) -> int:
