@@ -13,7 +13,10 @@ graph (``scipy.special._support_alternative_backends._get_native_func`` reads
 from .ops import special_bessel as _bessel
 from .ops import special_elementary as _elementary
 from .ops import special_gamma as _gamma
+from .ops import special_hyper as _hyper
 from .ops import special_incomplete as _incomplete
+from .ops import special_inverse_beta as _inverse_beta
+from .ops import special_inverse_gamma as _inverse_gamma
 from .ops.special import (
     digamma,
     entr,
@@ -41,7 +44,10 @@ from .ops.special import (
 from .ops.special_bessel import *  # noqa: F403 (names: that module's __all__)
 from .ops.special_elementary import *  # noqa: F403
 from .ops.special_gamma import *  # noqa: F403
+from .ops.special_hyper import *  # noqa: F403
 from .ops.special_incomplete import *  # noqa: F403
+from .ops.special_inverse_beta import *  # noqa: F403
+from .ops.special_inverse_gamma import *  # noqa: F403
 
 psi = digamma
 """SciPy's name of :func:`digamma` (``scipy.special.psi`` dispatches to it)."""
@@ -53,4 +59,7 @@ __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "i0",
 __all__ += _bessel.__all__
 __all__ += _elementary.__all__
 __all__ += _gamma.__all__
+__all__ += _hyper.__all__
 __all__ += _incomplete.__all__
+__all__ += _inverse_beta.__all__
+__all__ += _inverse_gamma.__all__

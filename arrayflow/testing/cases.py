@@ -1222,7 +1222,8 @@ def _special_cases():
         OpCase("erf", _inputs(_fixed(_SPECIAL_FLOATS + [1e-300, -1e-20], "float64")),
                _scipy_erf, "special-values", gradcheck=False),
     ] + _scipy_special_cases() + _special_gamma_cases() + _special_incomplete_cases() + \
-        _special_bessel_cases() + _special_elementary_cases()
+        _special_bessel_cases() + _special_elementary_cases() + _special_inverse_gamma_cases() + \
+        _special_inverse_beta_cases() +         _special_hyper_cases()
 
 
 def _scipy(name):
@@ -1559,6 +1560,21 @@ def _special_bessel_cases():
         [0.0, 0.0, 0.0, 1e-300, 1.0, 700.0, 800.0, float("inf"), 1.0, float("nan")])), {}),
         ref, "wide", tol={"float64": (1e-13, 1e-300)}, gradcheck=False))
     return cases
+
+
+def _special_inverse_gamma_cases():
+    """Cases of :mod:`arrayflow.ops.special_inverse_gamma` (SciPy references)."""
+    return []
+
+
+def _special_inverse_beta_cases():
+    """Cases of :mod:`arrayflow.ops.special_inverse_beta` (SciPy references)."""
+    return []
+
+
+def _special_hyper_cases():
+    """Cases of :mod:`arrayflow.ops.special_hyper` (SciPy references)."""
+    return []
 
 
 def _special_elementary_cases():

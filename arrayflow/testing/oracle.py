@@ -583,6 +583,18 @@ _NO_COUNTERPART_SPECIAL_ELEMENTARY: dict[str, str] = {
                       "differences in tests/test_special_elementary.py",
 }
 
+# arrayflow.ops.special_inverse_gamma: torch adapters / reasons there is none (owned by its module)
+_TORCH_SPECIAL_INVERSE_GAMMA: dict[str, Callable[..., Any]] = {}
+_NO_COUNTERPART_SPECIAL_INVERSE_GAMMA: dict[str, str] = {}
+
+# arrayflow.ops.special_inverse_beta: torch adapters / reasons there is none (owned by its module)
+_TORCH_SPECIAL_INVERSE_BETA: dict[str, Callable[..., Any]] = {}
+_NO_COUNTERPART_SPECIAL_INVERSE_BETA: dict[str, str] = {}
+
+# arrayflow.ops.special_hyper: torch adapters / reasons there is none (owned by its module)
+_TORCH_SPECIAL_HYPER: dict[str, Callable[..., Any]] = {}
+_NO_COUNTERPART_SPECIAL_HYPER: dict[str, str] = {}
+
 
 TORCH: dict[str, Callable[..., Any]] = {
     # creation
@@ -678,6 +690,9 @@ TORCH: dict[str, Callable[..., Any]] = {
     **_TORCH_SPECIAL_INCOMPLETE,
     **_TORCH_SPECIAL_BESSEL,
     **_TORCH_SPECIAL_ELEMENTARY,
+    **_TORCH_SPECIAL_INVERSE_GAMMA,
+    **_TORCH_SPECIAL_INVERSE_BETA,
+    **_TORCH_SPECIAL_HYPER,
 }
 """Op name -> adapter computing the same call with PyTorch."""
 
@@ -699,6 +714,9 @@ NO_COUNTERPART: dict[str, str] = {
     **_NO_COUNTERPART_SPECIAL_INCOMPLETE,
     **_NO_COUNTERPART_SPECIAL_BESSEL,
     **_NO_COUNTERPART_SPECIAL_ELEMENTARY,
+    **_NO_COUNTERPART_SPECIAL_INVERSE_GAMMA,
+    **_NO_COUNTERPART_SPECIAL_INVERSE_BETA,
+    **_NO_COUNTERPART_SPECIAL_HYPER,
 }
 """Ops without a PyTorch counterpart, with the reason."""
 
