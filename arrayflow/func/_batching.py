@@ -500,10 +500,6 @@ _LEADING = {"linalg.cholesky", "linalg.det", "linalg.diagonal", "linalg.eigh",
             "linalg.matrix_norm", "linalg.matrix_power", "linalg.matrix_rank", "linalg.pinv",
             "linalg.qr", "linalg.slogdet", "linalg.svd", "linalg.svdvals", "linalg.trace",
             "matrix_transpose", "tril", "triu"}
-# element-wise (broadcasting) ops outside the standard's element-wise section
-_ELEMENTWISE_OTHER = {"where", "erf", "isclose"}
-# arrayflow.special mirrors scipy.special, whose functions are ufuncs (element-wise with
-# broadcasting) except the reductions softmax/log_softmax/logsumexp (in _REDUCE above).
 _UNARY_PHYS = {"empty_like", "zeros_like", "ones_like", "full_like", "asarray", "tensor",
                "astype", "from_dlpack"}
 
@@ -514,8 +510,7 @@ def _derive(op: Op):
         if op.section == "data_type":
             return _dtype_only
         return None
-    if op.section == "elementwise" or name in _ELEMENTWISE_OTHER or (
-            name.startswith("special.") and name not in _REDUCE):
+    if op.elementwise:  # Op.elementwise: the standard's section, where, arrayflow.special...
         return _elementwise
     if name in _REDUCE:
         return _reduce

@@ -34,6 +34,7 @@ from typing import Any
 from .. import _backend, _device, _dtypes
 from .. import _dispatch as _proto
 from .._backend import BackendMismatchError
+from . import _blockwise
 
 __all__ = ["Op", "AliasOp", "op", "alias", "OPS", "ALIASES", "SECTIONS", "DTYPE_CATEGORIES",
            "install", "unwrap", "wrap"]
@@ -163,6 +164,11 @@ TORCH_POSITIONAL_DIM = frozenset({
 PyTorch's ``n``/``ord``."""
 # Parameter names that take an array (a Python scalar too for x1/x2, as the standard).
 _ARRAY_PARAMS = frozenset({"x", "x1", "x2", "condition"})
+# element-wise (broadcasting) ops outside the standard's element-wise section
+_ELEMENTWISE_OTHER = frozenset({"where", "erf", "isclose"})
+# arrayflow.special mirrors scipy.special, whose functions are ufuncs (element-wise with
+# broadcasting) except these reductions
+_SPECIAL_REDUCTIONS = frozenset({"special.logsumexp", "special.softmax", "special.log_softmax"})
 
 
 # The public return annotation per ``Op.out``; ``"raw"`` results are returned as they are,
@@ -247,7 +253,8 @@ class Op:
                  backend_arg=None, convert_dtypes=True, module="arrayflow", doc=None,
                  promote=None, floating=False, mixed_kinds="promote", section=None,
                  dtypes=None, aliases=(), torch_name=..., complex_ok=False, vjp=None,
-                 res_needs=None, jvp=None, exports=False, identity=None, batch=None):
+                 res_needs=None, jvp=None, exports=False, identity=None, batch=None,
+                 blockwise=None):
         if section is not None and section not in SECTIONS:
             raise ValueError(f"arrayflow.ops.op: section={section!r} for {name!r}; expected "
                              f"one of {sorted(SECTIONS)}")
@@ -261,7 +268,16 @@ class Op:
         self.torch_name = name if torch_name is ... else torch_name
         self.backend_arg = creation if backend_arg is None else backend_arg
         self.convert_dtypes = convert_dtypes
-        self.forward = forward
+        # element-wise with broadcasting: the standard's element-wise functions, a few others,
+        # and arrayflow.special (SciPy's ufuncs) but for its reductions; vmap batches these
+        # element-wise (func/_batching.py)
+        self.elementwise = section == "elementwise" or name in _ELEMENTWISE_OTHER or (
+            name.startswith("special.") and name not in _SPECIAL_REDUCTIONS)
+        # run one block at a time on chunked lazy backends (ops/_blockwise.py): default, the
+        # element-wise arrayflow.special functions (deep array-API compositions)
+        self.blockwise = (self.elementwise and name.startswith("special.")) \
+            if blockwise is None else bool(blockwise)
+        self.forward = _blockwise.blockwise_forward(forward) if self.blockwise else forward
         self.vjp = None
         self.vjp_needs = False
         # Forward mode (arrayflow.autograd.forward_ad): "linear", or

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 from .._typing import Array, Axis
+from ._blockwise import blockwise
 from ._registry import op
 from ._vjp_util import is_array, sum_to_shape, unreduce
 
@@ -209,6 +210,8 @@ def _like(xp, v, like):
 def _unary_rules(deriv):
     """VJP and JVP of an element-wise op from ``deriv(xp, x, out) -> f'(x)``; the forward
     saves ``(x, out)`` (None for what ``deriv`` does not read)."""
+    deriv = blockwise(deriv)
+
     def vjp(xp, res, g):
         x, out = res
         return (g * deriv(xp, x, out),)
@@ -222,6 +225,8 @@ def _binary_rules(dx, dy):
     """VJP and JVP of an element-wise ``f(x, y)`` from its partial derivatives
     ``dx(xp, x, y)``, ``dy(xp, x, y)`` (both operands arrays); gradients are summed back
     to each operand's shape, a Python-scalar operand gets none."""
+    dx, dy = blockwise(dx), blockwise(dy)
+
     def vjp(xp, res, g):
         x, y = res
         xa, ya = (_like(xp, x, y), y) if not is_array(x) else (x, _like(xp, y, x))

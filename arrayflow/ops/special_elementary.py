@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from .._typing import Array
+from ._blockwise import blockwise
 from ._registry import op
 from ._vjp_util import is_array, sum_to_shape
 from .special import (
@@ -68,6 +69,8 @@ def _nary_rules(names, *partials):
     ``partials[i](xp, *operands)`` (every operand as an array; the forward saves the operands as
     given). Gradients are summed back to each operand's shape; a Python-scalar operand gets
     none."""
+    partials = tuple(blockwise(d) for d in partials)
+
     def arrays(xp, args):
         like = next(a for a in args if is_array(a))
         return [a if is_array(a) else xp.full_like(like, a) for a in args]

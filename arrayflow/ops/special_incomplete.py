@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 from .._typing import Array
+from ._blockwise import blockwise
 from ._registry import op
 from ._vjp_util import is_array, sum_to_shape
 from .special import (
@@ -59,6 +60,8 @@ def _rules(name, params, partials):
     broadcast operands; ``"raise"`` where no derivative is implemented (PyTorch's
     ``igamma`` with respect to ``a``): NotImplementedError at backward, only if that argument
     requires grad; None for an integer-valued argument, which gets no gradient."""
+    partials = tuple(d if d is None or d == "raise" else blockwise(d) for d in partials)
+
     def vjp(xp, res, g, needs=None):
         arrs = _bcast(xp, *res)
         grads = []
