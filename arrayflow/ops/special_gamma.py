@@ -311,11 +311,16 @@ def _is_nonpos_int13(xp, v):
     return _is_nonpos_int(xp, v) & (xp.abs(v) < 1e13)
 
 
-def _betaln(xp, a, b):
-    """Cephes ``lbeta`` (SciPy's xsf ``cephes/beta.h``), every branch on clamped inputs."""
-    # a (else b) a non-positive integer: lbeta(1 - a - b, b) where b is an integer with
-    # 1 - a - b > 0 (both then positive integers), inf otherwise
-    # (C's int cast: -inf and integers below -2**31 are overflows too)
+def _beta_args(xp, a, b):
+    """The argument handling Cephes ``lbeta`` and ``beta`` share (SciPy's xsf
+    ``cephes/beta.h``), on clamped inputs. ``a`` (else ``b``) a non-positive integer: the
+    function at ``(1 - a - b, b)`` where ``b`` is a positive integer with ``1 - a - b > 0``
+    (``ok_a``/``ok_b``), a pole otherwise (``over``; C's int cast: -inf and integers below
+    -2**31 are overflows too). Then ``|big| >= |sml|``, and where ``big > 1e6 max(|sml|, 1)``
+    (``asym``) the asymptotic ``log|Gamma(sml)| - sml log(big) + ...`` (no cancellation in
+    ``lgam(a + b) - lgam(a)``) as ``r``, of sign ``gammasgn(bb)``.
+
+    Returns ``(ia, c, ok_a, ok_b, over, nan_in, big, sml, asym, bb, r)``."""
     ia, ib = _is_nonpos_int(xp, a), _is_nonpos_int(xp, b)
     pos_int_a, pos_int_b = (a > 0) & (a == xp.floor(a)), (b > 0) & (b == xp.floor(b))
     c = 1.0 - a - b
@@ -327,11 +332,9 @@ def _betaln(xp, a, b):
     b1 = xp.where(ok_a, b, xp.where(ok_b, a, b))
     a1 = xp.where(over | nan_in, 1.0, a1)
     b1 = xp.where(over | nan_in, 1.0, b1)
-    # |a| >= |b|
     swap = xp.abs(a1) < xp.abs(b1)
     big = xp.where(swap, b1, a1)
     sml = xp.where(swap, a1, b1)
-    # a > 1e6 * max(|b|, ...): the asymptotic expansion (no cancellation in lgam(a+b) - lgam(a))
     asym = (xp.abs(big) > _ASYMP_FACTOR * xp.abs(sml)) & (big > _ASYMP_FACTOR)
     ba = xp.where(asym, big, 2.0 * _ASYMP_FACTOR)
     bb = xp.where(asym, sml, 1.0)
@@ -339,6 +342,12 @@ def _betaln(xp, a, b):
     r = r + bb * (1.0 - bb) / (2.0 * ba)
     r = r + bb * (1.0 - bb) * (1.0 - 2.0 * bb) / (12.0 * ba * ba)
     r = r - bb * bb * (1.0 - bb) * (1.0 - bb) / (12.0 * ba * ba * ba)
+    return ia, c, ok_a, ok_b, over, nan_in, big, sml, asym, bb, r
+
+
+def _betaln(xp, a, b):
+    """Cephes ``lbeta`` (SciPy's xsf ``cephes/beta.h``), every branch on clamped inputs."""
+    _, _, _, _, over, nan_in, big, sml, asym, _, r = _beta_args(xp, a, b)
     # beyond MAXGAM: lgam(a) + lgam(b) - lgam(a + b)
     y = big + sml
     large = (xp.abs(y) > _MAXGAM) | (xp.abs(big) > _MAXGAM) | (xp.abs(sml) > _MAXGAM)
@@ -854,14 +863,9 @@ def poch(xp, z: Array | float, m: Array | float, /):
 def _beta_signed(xp, a, b):
     """Cephes ``beta`` (SciPy's xsf ``cephes/beta.h``): ``Gamma(a) Gamma(b) / Gamma(a + b)``
     with its sign, SciPy's values at the poles (every branch on clamped inputs)."""
-    ia, ib = _is_nonpos_int(xp, a), _is_nonpos_int(xp, b)
-    pos_int_a, pos_int_b = (a > 0) & (a == xp.floor(a)), (b > 0) & (b == xp.floor(b))
-    c = 1.0 - a - b
     # a (else b) a non-positive integer: (-1)**b beta(1 - a - b, b) where b is a positive
     # integer with 1 - a - b > 0, +-inf otherwise
-    ok_a = ia & (a > -2.0 ** 31) & pos_int_b & (c > 0)
-    ok_b = ~ia & ib & (b > -2.0 ** 31) & pos_int_a & (c > 0)
-    over = (ia & ~ok_a) | (~ia & ib & ~ok_b)
+    ia, c, ok_a, ok_b, over, nan_in, big, sml, asym, bb, r = _beta_args(xp, a, b)
     # the sign C's (int)b % 2 gives an overflow (b an integer: odd -> -1)
     other = xp.where(ia, b, a)
     odd = (other == xp.floor(other)) & xp.isfinite(other) & (
@@ -869,21 +873,6 @@ def _beta_signed(xp, a, b):
     one = xp.ones_like(a)
     neg_sign = xp.where((ok_a | ok_b | (over & (other == xp.floor(other))
                                         & xp.isfinite(other) & (c > 0))) & odd, -one, one)
-    nan_in = (xp.isnan(a) | xp.isnan(b)) & ~over
-    a1 = xp.where(ok_a | ok_b, c, a)
-    b1 = xp.where(ok_a, b, xp.where(ok_b, a, b))
-    a1 = xp.where(over | nan_in, 1.0, a1)
-    b1 = xp.where(over | nan_in, 1.0, b1)
-    swap = xp.abs(a1) < xp.abs(b1)
-    big = xp.where(swap, b1, a1)
-    sml = xp.where(swap, a1, b1)
-    asym = (xp.abs(big) > _ASYMP_FACTOR * xp.abs(sml)) & (big > _ASYMP_FACTOR)
-    ba = xp.where(asym, big, 2.0 * _ASYMP_FACTOR)
-    bb = xp.where(asym, sml, 1.0)
-    r = _gammaln(xp, bb) - bb * xp.log(ba)
-    r = r + bb * (1.0 - bb) / (2.0 * ba)
-    r = r + bb * (1.0 - bb) * (1.0 - 2.0 * bb) / (12.0 * ba * ba)
-    r = r - bb * bb * (1.0 - bb) * (1.0 - bb) / (12.0 * ba * ba * ba)
     v_asym = _gammasgn(xp, bb) * xp.exp(r)
     y = big + sml
     large = ~asym & ((xp.abs(y) > _MAXGAM) | (xp.abs(big) > _MAXGAM) | (xp.abs(sml) > _MAXGAM))
