@@ -694,6 +694,7 @@ def _polygamma_pos(xp, x, order):
     return series + acc
 
 
+@blockwise  # also called by VJPs: one layer on chunked lazy backends (ops/_blockwise.py)
 def _digamma(xp, x):
     neg = x <= 0
     xr = xp.where(neg, 1.0 - x, x)

@@ -18,6 +18,7 @@ import math
 import warnings
 
 from .._typing import Array
+from ._blockwise import blockwise
 from ._registry import op
 from ._vjp_util import is_array, sum_to_shape
 from .special import (
@@ -757,6 +758,7 @@ def _yn(xp, n, x):
     return cur if sign > 0 else -cur
 
 
+@blockwise  # also called by VJPs: one layer on chunked lazy backends (ops/_blockwise.py)
 def _yn_dx(xp, n, x, out):
     """``Y_{n-1}(x) - n/x Y_n(x)``; NaN for a NaN order."""
     if n is None:
@@ -871,6 +873,7 @@ def _expn_order(xp, n, x):
     return xp.broadcast_arrays(n, x)
 
 
+@blockwise  # also called by VJPs: one layer on chunked lazy backends (ops/_blockwise.py)
 def _expn_dx(xp, n, x):
     """``d/dx E_n(x) = -E_{n-1}(x)``; for ``n = 0``, ``-exp(-x) (x + 1) / x**2``."""
     x0 = xp.where(x > 0, x, 1.0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from .._typing import Array
+from ._blockwise import blockwise
 from ._registry import op
 from ._vjp_util import is_array, sum_to_shape
 from .special import (
@@ -478,6 +479,7 @@ def _zeta_pos(xp, x, q):
     return xp.where(far, asym, _zeta_em(xp, x, qn))
 
 
+@blockwise  # also called by VJPs: one layer on chunked lazy backends (ops/_blockwise.py)
 def _hurwitz(xp, x, q):
     """SciPy's (Cephes') Hurwitz zeta on broadcast arrays ``x``, ``q``."""
     x_int = x == xp.floor(x)
@@ -655,6 +657,7 @@ def zetac(xp, x: Array, /):
     return _riemann(xp, x)[1], (x, None)
 
 
+@blockwise  # also called by VJPs: one layer on chunked lazy backends (ops/_blockwise.py)
 def _polygamma(xp, n, x):
     """SciPy's ``polygamma``: ``(-1)**(n+1) Gamma(n+1) zeta(n+1, x)``, ``digamma`` at ``n = 0``
     (NaN for ``n`` negative or not an integer)."""
