@@ -638,21 +638,11 @@ def _leaf_elements(case) -> int:
     return sum(a.size for a in items if isinstance(a, np.ndarray) and a.dtype == np.float64)
 
 
-def _deep_graph(case) -> bool:
-    """Whether the case's op is one of ``arrayflow.special``'s functions: series, continued
-    fractions and Newton steps of fixed length, hundreds of graph layers per evaluation on a
-    lazy backend (finite differences evaluate it twice per input element)."""
-    from arrayflow.ops import OPS
-
-    op = OPS.get(case.op)
-    return op is not None and op.__module__ == "arrayflow.special"
-
-
 def _skip_lazy_quick_large(ctx: Context) -> None:
     raise SkipCheck(f"--quick on a lazy backend: gradcheck runs on the cases with at most "
-                    f"{QUICK_LAZY_GRADCHECK_ELEMENTS} float64 input elements, arrayflow.special's "
-                    f"excepted (deep graphs); the others run in the full run (the vjp checks "
-                    f"compare every VJP with NumPy's, gradchecked on the eager backends)")
+                    f"{QUICK_LAZY_GRADCHECK_ELEMENTS} float64 input elements; the others run in "
+                    f"the full run (the vjp checks compare every VJP with NumPy's, gradchecked "
+                    f"on the eager backends)")
 
 
 def _skip_lazy_quick(ctx: Context) -> None:
@@ -731,8 +721,7 @@ def plan(ctx: Context, only: list[str] | None = None) -> list[Check]:
         # marked not lazy may refuse there: data-dependent shapes)
         grad_cases = _select_cases([c for c in GRAD_CASES if c.lazy or not ctx.lazy], ctx,
                                    one_per_op=ctx.quick)
-        small = [c for c in grad_cases if _leaf_elements(c) <= QUICK_LAZY_GRADCHECK_ELEMENTS
-                 and not _deep_graph(c)]
+        small = [c for c in grad_cases if _leaf_elements(c) <= QUICK_LAZY_GRADCHECK_ELEMENTS]
         for case in (small if ctx.quick and ctx.lazy else grad_cases):
             checks.append(Check("gradcheck", case.id, _gradcheck_check(case, False)))
         if ctx.quick and ctx.lazy and len(small) < len(grad_cases):
