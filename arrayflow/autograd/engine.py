@@ -84,6 +84,34 @@ def _needed(seen, targets, include_targets):
     return needed
 
 
+def _narrowed_needs(needed, visit, target_nodes):
+    """The ``needs`` of the op nodes that run when backward has ``inputs``, where they are
+    narrower than the ones fixed at record time: a parameter stays only if one of its
+    edges leads to a node in ``visit`` (a node that runs or whose gradient is captured).
+    PyTorch decides this at backward time too (``should_compute_output`` from the
+    engine's ``exec_info``, node by node), so a VJP with no derivative for one argument
+    (``zeta``'s ``x``) still gives the other's gradient when only that one is asked
+    for. ``{node: frozenset}``, only for the nodes whose ``needs`` shrink.
+
+    A node of ``needed`` has an edge into ``visit`` (that is why it runs), so one that
+    wants a single parameter keeps it, unless it is itself a target
+    (``backward(inputs=[y])`` runs ``y``'s node)."""
+    OpNode = _graph.OpNode
+    narrow = {}
+    for node in needed:
+        if not isinstance(node, OpNode) or not node.op.vjp_needs or (
+                len(node.needs) < 2 and node not in target_nodes):
+            continue
+        keep = set()
+        for (nxt, _), (pidx, _) in zip(node._edges, node.positions):
+            if nxt is not None and nxt in visit:
+                keep.add(pidx)
+        needs = node.needs
+        if not needs <= keep:
+            narrow[node] = needs & frozenset(keep)
+    return narrow
+
+
 def _accumulate(buf, nr, g):
     old = buf[nr]
     buf[nr] = g if old is None else old + g
@@ -100,6 +128,8 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
     With ``inputs``, only the nodes on a path to them run, as in PyTorch's engine; the
     others are neither run nor freed (``retain_graph=False`` frees the saved arrays of
     the nodes that ran, and only those), so another backward can still go through them.
+    A node that runs computes only the gradients of its inputs on such a path
+    (:func:`_narrowed_needs`); without ``inputs`` every gradient fixed at record time.
     """
     root_edges = []
     for i, t in enumerate(roots):
@@ -124,10 +154,12 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
     root_nodes = list(dict.fromkeys(n for n, _ in root_edges))
     deps = _discover(root_nodes)
     needed = visit = None  # None: every node runs
+    narrow: dict = {}
     if targets:
         target_nodes = {n for n, _ in targets}
         needed = _needed(deps.keys() | root_nodes, target_nodes, include_targets=not capture)
         visit = needed | target_nodes  # popped: hooks run, gradients captured
+        narrow = _narrowed_needs(needed, visit, target_nodes)
 
     buffers: dict = {}
     for (node, nr), g in zip(root_edges, root_grads):
@@ -180,9 +212,14 @@ def run_backward(roots, root_grads, *, retain_graph, create_graph, inputs=None,
                             targets is None or (node, 0) in targets):
                         _accumulate_leaf(leaf, grads[0], create_graph)
                 continue
-            if needed is not None and node not in needed:
+            if needed is None:
+                in_grads = node._apply(grads, create_graph)  # raw arrays unless create_graph
+            elif node not in needed:
                 continue  # a captured input's grad_fn: not run, so not freed
-            in_grads = node._apply(grads, create_graph)  # raw arrays unless create_graph
+            elif narrow and node in narrow:  # only the gradients that lead to ``inputs``
+                in_grads = node._apply(grads, create_graph, narrow[node])
+            else:
+                in_grads = node._apply(grads, create_graph)
             if node._trace is not None:
                 _check_anomaly(node, in_grads)
             if node._hooks:

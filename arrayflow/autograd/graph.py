@@ -148,13 +148,17 @@ class OpNode(Node):
         self.outs = None
         self.saved = ()
 
-    def _call_vjp(self, xp, res, gs):
+    def _call_vjp(self, xp, res, gs, needs):
         op_ = self.op
-        if op_.vjp_needs:  # the parameters whose gradients are wanted (decided at record)
-            return op_.vjp(xp, res, *gs, needs=self.needs)
+        if op_.vjp_needs:  # the parameters whose gradients are wanted
+            return op_.vjp(xp, res, *gs, needs=self.needs if needs is None else needs)
         return op_.vjp(xp, res, *gs)
 
-    def _apply(self, grads, create_graph):
+    def _apply(self, grads, create_graph, needs=None):
+        """The gradients of the node's edges from those of its outputs (``grads``).
+        ``needs``: the parameters whose gradients are wanted, narrower than the recorded
+        ``self.needs`` where the engine knows the others lead to no requested input
+        (``engine._narrowed_needs``); None: ``self.needs``."""
         res = self.res
         if res is None:
             raise RuntimeError(
@@ -183,12 +187,12 @@ class OpNode(Node):
             xp = sys.modules["arrayflow"]
             res = _tensor_residuals(self)
             with use_backend(backend):
-                in_grads = self._call_vjp(xp, res, gs)
+                in_grads = self._call_vjp(xp, res, gs, needs)
         else:
             xp = backend._xp or backend.xp
             op_ = self.op
             if op_.vjp_needs:  # the parameters whose gradients are wanted
-                in_grads = op_.vjp(xp, res, *gs, needs=self.needs)
+                in_grads = op_.vjp(xp, res, *gs, needs=self.needs if needs is None else needs)
             else:
                 in_grads = op_.vjp(xp, res, *gs)
         positions = self.positions
