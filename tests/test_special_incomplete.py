@@ -268,7 +268,8 @@ def test_scipy_special_dispatches_to_arrayflow_with_a_gradient():
                  "betainc": (2.5, 1.5, None), "betaincc": (2.5, 1.5, None),
                  "bdtr": (3.0, 10.0, None), "bdtrc": (3.0, 10.0, None),
                  "nbdtr": (3.0, 10.0, None), "nbdtrc": (3.0, 10.0, None),
-                 "fdtr": (3.0, 5.0, None), "fdtrc": (3.0, 5.0, None)}
+                 "fdtr": (3.0, 5.0, None), "fdtrc": (3.0, 5.0, None),
+                 "stdtr": (3.5, None), "stdtrit": (3.5, None)}
         for name, spec in calls.items():
             t = af.asarray(x, requires_grad=True)
             args = [af.asarray(np.full(3, v)) if v is not None else t for v in spec]
@@ -431,7 +432,7 @@ def test_beta_shape_parameter_derivatives_raise_at_backward(name, param, args, w
 
 ARITY = {"gammainc": 2, "gammaincc": 2, "chdtr": 2, "chdtrc": 2, "pdtr": 2, "pdtrc": 2,
          "gdtr": 3, "gdtrc": 3, "betainc": 3, "betaincc": 3, "bdtr": 3, "bdtrc": 3, "nbdtr": 3,
-         "nbdtrc": 3, "fdtr": 3, "fdtrc": 3}
+         "nbdtrc": 3, "fdtr": 3, "fdtrc": 3, "stdtr": 2, "stdtrit": 2}
 
 
 def test_every_function_is_listed_here():
@@ -448,3 +449,268 @@ def test_complex_input_raises_instead_of_a_wrong_value(name):
         args = [z if i == pos else x for i in range(ARITY[name])]
         with pytest.raises(TypeError, match=f"arrayflow.special.{name}: .*complex"):
             getattr(af.special, name)(*args)
+
+
+# --- Student's t: stdtr, stdtrit -----------------------------------------------------------
+
+def _t_sample(n, lo, hi, seed, tail=30.0):
+    """``df`` log-uniform in ``[10**lo, 10**hi]``, ``t`` of both signs up to ``tail sqrt(df)``."""
+    rng = np.random.default_rng(seed)
+    df = 10 ** rng.uniform(lo, hi, n)
+    t = np.exp(rng.uniform(np.log(1e-3), np.log(np.sqrt(df) * tail), n)) * rng.choice([-1, 1], n)
+    return df, t
+
+
+@pytest.mark.parametrize(("lo", "hi", "bound"), [
+    (-1.3, 1.0, 1e-14), (1.0, 2.3, 3e-13), (2.3, 6.0, 3e-13), (6.0, 12.0, 3e-13)])
+def test_stdtr_matches_scipy(lo, hi, bound):
+    df, t = _t_sample(3000, lo, hi, seed=int(10 * lo) + 50)
+    got = af.special.stdtr(af.asarray(df), af.asarray(t)).numpy()
+    want = _scipy("stdtr", df, t)
+    # values down to 1e-300: the far tail is exp of an exponent of hundreds, whose relative
+    # error (SciPy's too) grows with it; above 1e-30, 5e-14
+    assert _max_rel(got, want, 1e-300) < bound
+    body = want > 1e-30
+    assert _max_rel(got[body], want[body], 0.0) < 5e-14
+
+
+def _mp_stdtr(df, t):
+    """Student's t CDF in 40 digits: the lower tail from the hypergeometric form of
+    ``I_x(df/2, 1/2)`` (no underflow), the center as ``1/2 -`` the mass between ``t`` and 0."""
+    with mpmath.workdps(40):
+        df, t = mpmath.mpf(df), mpmath.mpf(t)
+        a, x = df / 2, df / (df + t * t)
+        if abs(t) < 1:
+            mass = mpmath.betainc(0.5, a, 0, t * t / (df + t * t), regularized=True) / 2
+            return mpmath.mpf(0.5) - mass if t < 0 else mpmath.mpf(0.5) + mass
+        low = x ** a / (a * mpmath.beta(a, 0.5)) * mpmath.hyp2f1(a, 0.5, a + 1, x,
+                                                                   maxprec=20000) / 2
+        return low if t < 0 else 1 - low
+
+
+@pytest.mark.parametrize(("df", "t"), [
+    (0.05, -0.57), (0.3, -1e200), (0.05, -1e300), (1.0, -3e150), (2.5, -12.0), (7.7, -28.7),
+    (57.2, -36.4), (96.0, -290.0), (235.8, -244.6), (1119.4, -39.3), (1e4, -30.0),
+    (1.2e6, -26.1), (1e12, -5.0), (80.0, 1e-5), (5e5, -0.3)])
+def test_stdtr_against_mpmath(df, t):
+    # including t**2 past the float64 range, where SciPy gives 0 (stdtr(0.3, -1e200))
+    want = float(_mp_stdtr(df, t))
+    got = af.special.stdtr(af.asarray([df], dtype=af.float64),
+                           af.asarray([t], dtype=af.float64)).numpy()[0]
+    assert abs(got - want) <= 2e-13 * abs(want), (got, want)
+
+
+def test_stdtr_float32():
+    df, t = _t_sample(2000, -1.0, 6.0, seed=3, tail=4.0)
+    df, t = df.astype(np.float32), t.astype(np.float32)
+    got = af.special.stdtr(af.asarray(df), af.asarray(t))
+    assert got.dtype == af.float32
+    want = _scipy("stdtr", df.astype(np.float64), t.astype(np.float64))
+    assert _max_rel(got.numpy(), want, 1e-30) < 3e-5
+
+
+T_SPECIAL = [0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan, 0.5, 25.0, 1e-300, 1e5]
+
+
+def test_stdtr_edges_as_scipy_on_every_backend(backend):
+    grid = list(itertools.product(T_SPECIAL, repeat=2))
+    df, t = (np.array(c) for c in zip(*grid))
+    got = af.special.stdtr(af.asarray(df), af.asarray(t)).numpy()
+    assert _max_rel(got, _scipy("stdtr", df, t), 1e-300) < 1e-13
+    # df = 1e-300 puts (almost) half the mass at each infinity: stdtr(1e-300, 1e15) is
+    # 1/2 + 1e-297; SciPy's df / (df + t**2) underflows to 0 there and it returns 1
+    got = af.special.stdtr(af.asarray([1e-300, 1e-300], dtype=af.float64),
+                           af.asarray([1e15, -1e200], dtype=af.float64)).numpy()
+    np.testing.assert_array_equal(got, [0.5, 0.5])
+    assert _scipy("stdtr", 1e-300, 1e15) == 1.0  # SciPy's value (documented difference)
+
+
+def _t_quantile_sample(n, lo, hi, seed):
+    rng = np.random.default_rng(seed)
+    df = 10 ** rng.uniform(lo, hi, n)
+    p = np.exp(rng.uniform(np.log(1e-300), np.log(0.5), n))
+    p = np.where(rng.random(n) < 0.5, p, 1 - p)
+    p[: n // 10] = rng.uniform(0.3, 0.7, n // 10)
+    p[n // 10: n // 5] = 0.5 - 10.0 ** -rng.uniform(3, 16, n // 5 - n // 10)
+    return df, p
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(-1.3, 0.0), (0.0, 1.0), (1.0, 2.3), (2.3, 6.0),
+                                        (6.0, 12.0)])
+def test_stdtrit_matches_scipy_where_scipy_is_right(lo, hi):
+    df, p = _t_quantile_sample(1500, lo, hi, seed=int(10 * lo) + 80)
+    got = af.special.stdtrit(af.asarray(df), af.asarray(p)).numpy()
+    want = _scipy("stdtrit", df, p)
+    # SciPy's Boost quantile is wrong in far tails for small df (a finite value where the
+    # quantile overflows, inf, or off by a factor; test_stdtrit_against_mpmath): compared
+    # where its |t| < 1e100 and, for df < 10, p above 1e-30; near p = 1/2 (0.5 - 1e-16 ...)
+    # SciPy loses digits (its ibeta_inv at 2p close to 1): there test_stdtrit_center_...
+    keep = (np.isfinite(want) & (np.abs(want) < 1e100) & (np.abs(p - 0.5) > 1e-3)
+            & ((df >= 10) | (np.minimum(p, 1 - p) > 1e-30)))
+    assert keep.sum() > 200
+    assert _max_rel(got[keep], want[keep], 0.0) < 5e-13
+
+
+@pytest.mark.parametrize(("df", "p"), [
+    (2.0745928900064894, 1.2889349832864537e-128), (5.0, 1e-300), (3.03, 8.3e-189),
+    (0.05, 1e-10), (0.4, 0.4999999999999), (1e4, 1e-250), (30.0, 0.5 - 1e-9)])
+def test_stdtrit_against_mpmath(df, p):
+    # where SciPy is wrong (the first three: off by a factor 2.9, inf, off by 2) the
+    # quantile is checked through the CDF in 40 digits: stdtr(df, t) = p to the precision
+    # that the quantile's condition number (about 1/df in the tail) allows
+    t = af.special.stdtrit(af.asarray([df], dtype=af.float64),
+                           af.asarray([p], dtype=af.float64)).numpy()[0]
+    assert np.isfinite(t) and t < 0
+    with mpmath.workdps(40):
+        back = _mp_stdtr(df, t)
+        if p > 0.25:  # the center: the mass between t and 0
+            rel = abs((0.5 - back) / (mpmath.mpf(0.5) - mpmath.mpf(p)) - 1)
+        else:
+            rel = abs(back / mpmath.mpf(p) - 1)
+    assert float(rel) < 5e-13 * max(1.0, 1.0 / df) + 1e-15, float(rel)
+
+
+@pytest.mark.parametrize("df", [0.08, 0.4, 4.1, 12.4, 54.3, 650.0, 4.4e8])
+def test_stdtrit_center_against_mpmath(df):
+    # p within 1e-16 ... 1e-3 of 1/2: t is solved for the mass between t and 0 in relative
+    # terms (SciPy loses up to 8 digits there)
+    d = 10.0 ** -np.arange(3.0, 16.5, 1.5)
+    t = af.special.stdtrit(af.asarray(np.full(d.size, df)), af.asarray(0.5 - d)).numpy()
+    with mpmath.workdps(40):
+        for ti, di in zip(t, d):
+            mass = 0.5 - _mp_stdtr(df, ti)
+            exact_d = mpmath.mpf(0.5) - mpmath.mpf(0.5 - di)  # the d that 0.5 - di carries
+            assert abs(float(mass / exact_d) - 1) < 1e-13, (ti, di)
+
+
+def test_stdtrit_edges_on_every_backend(backend):
+    df = np.array([0.5, 3.0, 1e4, np.inf, 0.0, -1.0, np.nan, 3.0, 3.0, 3.0, 3.0, 3.0, 0.05])
+    p = np.array([0.0, 1.0, 0.5, 0.9, 0.3, 0.3, 0.3, -0.1, 1.1, np.nan, 0.25, 1e-300, 1e-20])
+    got = af.special.stdtrit(af.asarray(df), af.asarray(p)).numpy()
+    want = np.array([-np.inf, np.inf, 0.0, sp.ndtri(0.9), np.nan, np.nan, np.nan, np.nan,
+                     np.nan, np.nan, sp.stdtrit(3.0, 0.25), np.nan, -np.inf])
+    # stdtrit(3, 1e-300), about -1.03e100 (test_stdtrit_against_mpmath checks its kind);
+    # SciPy: stdtrit(df, 0) = inf and a finite -1.5e153 for stdtrit(0.05, 1e-20), whose
+    # quantile overflows (-inf here)
+    want[11] = got[11]
+    assert -1.1e100 < got[11] < -1e100
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    assert _scipy("stdtrit", 0.05, 1e-20) > -1e160  # SciPy's value (documented difference)
+
+
+def test_stdtrit_float32():
+    df, p = _t_quantile_sample(1000, -1.0, 6.0, seed=5)
+    p = np.clip(p, 1e-30, 1 - 1e-7)
+    df, p = df.astype(np.float32), p.astype(np.float32)
+    got = af.special.stdtrit(af.asarray(df), af.asarray(p))
+    assert got.dtype == af.float32
+    want = _scipy("stdtrit", df.astype(np.float64), p.astype(np.float64))
+    keep = (p != 0.5) & (np.abs(want) < 1e30)
+    # the tail quantile's condition number 1/df multiplies float32's rounding
+    rel = np.abs(got.numpy()[keep] - want[keep]) / np.abs(want[keep])
+    assert np.all(rel < 3e-5 * np.maximum(1.0, 1.0 / df[keep])), rel.max()
+
+
+def test_stdtr_and_stdtrit_are_inverse():
+    df, p = _t_quantile_sample(500, -1.0, 8.0, seed=9)
+    keep = (p > 1e-200) & (p < 1 - 1e-12) & (np.abs(p - 0.5) > 1e-3)
+    df, p = df[keep], p[keep]
+    t = af.special.stdtrit(af.asarray(df), af.asarray(p))
+    back = af.special.stdtr(af.asarray(df), t).numpy()
+    fin = np.isfinite(t.numpy())  # not where the quantile overflows (df < 1, tiny p)
+    assert fin.sum() > 150
+    assert _max_rel(back[fin], p[fin], 0.0) < 5e-13 * np.max(np.maximum(1.0, 1.0 / df[fin]))
+
+
+def _mp_t_density(df, t):
+    with mpmath.workdps(40):
+        m = mpmath.mpf(df)
+        c = (mpmath.exp(mpmath.loggamma((m + 1) / 2) - mpmath.loggamma(m / 2))
+             / mpmath.sqrt(m * mpmath.pi))
+        return np.array([float(c * (1 + mpmath.mpf(v) ** 2 / m) ** (-(m + 1) / 2)) for v in t])
+
+
+@pytest.mark.parametrize("df", [0.3, 1.0, 3.5, 40.0, 1e3, 1e6, 1e10])
+def test_stdtr_gradient_is_torchs_student_t_density(df):
+    t = np.concatenate([np.linspace(-8, 8, 17), [-300.0, 1e-5, 50.0]])
+    tt = af.asarray(t, requires_grad=True)
+    af.special.stdtr(df, tt).sum().backward()
+    tr = torch.tensor(t, dtype=torch.float64, requires_grad=True)
+    dens = torch.distributions.StudentT(torch.tensor(df, dtype=torch.float64)).log_prob(tr).exp()
+    # (the density at t = -300 is exp of an exponent of hundreds: its rounding grows with
+    # it); torch's log_prob subtracts lgamma values of about df log(df), which costs it
+    # digits for large df: against mpmath there
+    if df <= 1e3:
+        np.testing.assert_allclose(tt.grad.numpy(), dens.detach().numpy(), rtol=3e-13, atol=0)
+    want = _mp_t_density(df, t)
+    np.testing.assert_allclose(tt.grad.numpy(), want, rtol=3e-13, atol=0)
+    # second order: the density's own derivative, against torch's autograd of it
+    (d2,) = torch.autograd.grad(dens.sum(), tr)
+    ta = af.asarray(t, requires_grad=True)
+    (g1,) = af.autograd.grad(af.special.stdtr(df, ta).sum(), ta, create_graph=True)
+    (g2,) = af.autograd.grad(g1.sum(), ta)
+    # d/dt density = -(df + 1) t / (df + t**2) density
+    want2 = -(df + 1) * t / (df + t * t) * want
+    np.testing.assert_allclose(g2.numpy(), want2, rtol=1e-12, atol=1e-300)
+    if df <= 1e3:
+        np.testing.assert_allclose(g2.numpy(), d2.numpy(), rtol=1e-11, atol=1e-300)
+
+
+def test_stdtr_gradient_edges():
+    t = af.asarray([-np.inf, np.inf, 0.0, 1.0, 1.0, np.nan], dtype=af.float64,
+                   requires_grad=True)
+    df = af.asarray([3.0, 3.0, np.inf, np.inf, -1.0, 2.0], dtype=af.float64)
+    af.special.stdtr(df, t).sum().backward()
+    want = [0.0, 0.0, 1 / np.sqrt(2 * np.pi), np.exp(-0.5) / np.sqrt(2 * np.pi), np.nan, np.nan]
+    np.testing.assert_allclose(t.grad.numpy(), want, rtol=1e-15)
+
+
+@pytest.mark.parametrize("df", [0.3, 3.5, 1e3, 1e9])
+def test_stdtrit_gradient(df):
+    p = np.array([1e-12, 0.01, 0.3, 0.5, 0.5 + 1e-9, 0.9, 0.999])
+    pt = af.asarray(p, requires_grad=True)
+    q = af.special.stdtrit(df, pt)
+    q.sum().backward()
+    # 1 / density at the quantile, the density from torch (up to df = 1e3: its log_prob
+    # loses digits beyond) and mpmath
+    qt = torch.tensor(q.detach().numpy(), dtype=torch.float64)
+    dens = torch.distributions.StudentT(torch.tensor(df, dtype=torch.float64)).log_prob(qt).exp()
+    if df <= 1e3:
+        np.testing.assert_allclose(pt.grad.numpy(), 1.0 / dens.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(pt.grad.numpy(), 1.0 / _mp_t_density(df, q.detach().numpy()),
+                               rtol=1e-12)
+    # and against central differences of SciPy's quantile (in the body, where SciPy is right)
+    mid = (p > 1e-3) & (np.abs(p - 0.5) > 1e-6)
+    h = 1e-6 * np.minimum(p, 1 - p)[mid]
+    fd = (_scipy("stdtrit", df, p[mid] + h) - _scipy("stdtrit", df, p[mid] - h)) / (2 * h)
+    np.testing.assert_allclose(pt.grad.numpy()[mid], fd, rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["stdtr", "stdtrit"])
+def test_t_degrees_of_freedom_derivative_raises_at_backward(name):
+    fn = getattr(af.special, name)
+    df = af.asarray([3.5], dtype=af.float64, requires_grad=True)
+    x = af.asarray([0.3], dtype=af.float64, requires_grad=True)
+    y = fn(df, x)  # the forward records; only the backward needs the derivative in df
+    msg = f"the derivative of arrayflow.special.{name} with respect to df is not impl"
+    with pytest.raises(NotImplementedError, match=msg):
+        y.sum().backward()
+    with pytest.raises(NotImplementedError, match=msg):
+        af.func.jvp(fn, (af.asarray([3.5], dtype=af.float64),
+                         af.asarray([0.3], dtype=af.float64)),
+                    (af.asarray([1.0], dtype=af.float64), af.asarray([0.0], dtype=af.float64)))
+    x = af.asarray([0.3], dtype=af.float64, requires_grad=True)
+    fn(af.asarray([3.5], dtype=af.float64), x).sum().backward()  # df without grad: fine
+    assert x.grad is not None
+
+
+def test_t_forward_mode_matches_reverse_mode():
+    for name, x0 in (("stdtr", [-3.0, 0.2, 40.0]), ("stdtrit", [1e-5, 0.4, 0.97])):
+        df = af.asarray([0.7, 4.0, 2e5], dtype=af.float64)
+        x = af.asarray(x0, dtype=af.float64)
+        dx = af.asarray([1.0, -0.5, 2.0], dtype=af.float64)
+        fn = getattr(af.special, name)
+        _, t = af.func.jvp(lambda q, fn=fn, df=df: fn(df, q), (x,), (dx,))
+        xr = af.asarray(x.numpy(), requires_grad=True)
+        fn(df, xr).sum().backward()
+        np.testing.assert_allclose(t.numpy(), xr.grad.numpy() * dx.numpy(), rtol=1e-14)
