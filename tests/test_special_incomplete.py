@@ -596,6 +596,11 @@ def test_stdtrit_edges_on_every_backend(backend):
     assert -1.1e100 < got[11] < -1e100
     np.testing.assert_allclose(got, want, rtol=1e-13)
     assert _scipy("stdtrit", 0.05, 1e-20) > -1e160  # SciPy's value (documented difference)
+    # df = 1e-300: the mass within |t| of 0 is about df/2 (1 + log(|t|/sqrt(df))), so even
+    # p = 1/2 - 1.1e-16 has a quantile that overflows (SciPy: -6.7e3)
+    got = af.special.stdtrit(af.asarray([1e-300], dtype=af.float64),
+                             af.asarray([0.5 - 1e-16], dtype=af.float64)).numpy()
+    np.testing.assert_array_equal(got, [-np.inf])
 
 
 def test_stdtrit_float32():

@@ -1266,10 +1266,13 @@ def _stdtrit(xp, nu, p):
     lbeta = 0.5 * math.log(math.pi) - e - 0.5 * xp.log(a)
     lo = ld - e + 0.5 * math.log(2.0 * math.pi)
     hi = 0.5 * xp.log(n) - (xp.log(n) + lbeta + lpp) / n
+    # for tiny df the tail bound's numerator cancels (df B(df/2, 1/2) -> 2): not a bound then
+    hi = xp.where(hi < lo, xp.inf, hi)
     # near the center (|t| below min(sqrt(df), 1/2)) the equation is solved for the mass
     # between t and 0, 1/2 - pp = (1 - I)/2, in relative terms
     m = xp.minimum(xp.sqrt(n), 0.5)
-    center = pp >= 0.5 * _t_lower(xp, n, m)[1]
+    # (lo bounds the root from below: beyond m it is not central, e.g. df = 1e-300)
+    center = (pp >= 0.5 * _t_lower(xp, n, m)[1]) & (lo <= xp.log(m))
     hi = xp.where(center, xp.minimum(hi, xp.log(m)), hi)
     hill = xp.log(_t_hill(xp, xp.where(n >= 1.0, xp.minimum(n, 1e6), 1.0), pp))
     s = xp.where(center, lo, hi)
