@@ -554,3 +554,34 @@ def test_inplace_on_leaf_requiring_grad_raises_and_changes_nothing():
     with af.no_grad():
         x += 1
     assert x.tolist() == [2.0, 2.0] and x.grad_fn is None
+
+
+def test_gradgradcheck_catches_a_wrong_second_derivative_as_torch_does():
+    # The backward's value is right (gradcheck passes) but its own derivative is wrong:
+    # x**2 * g recomputed from a detached x gives d(grad)/dx = 0 instead of 6 x g.
+    # gradgradcheck evaluates the finite differences of the VJP without recording its graph
+    # (values only); the check must still fail, as torch's does.
+    torch = pytest.importorskip("torch")
+
+    def make(F, detach):
+        class Cube(F):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x ** 3
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return 3 * detach(x) ** 2 * g
+        return Cube
+
+    x = af.asarray([1.0, 2.0], dtype=af.float64, requires_grad=True)
+    xt = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    good, bad = make(Function, lambda t: t), make(Function, lambda t: t.detach())
+    tgood = make(torch.autograd.Function, lambda t: t)
+    tbad = make(torch.autograd.Function, lambda t: t.detach())
+    assert gradcheck(bad.apply, (x,)) and torch.autograd.gradcheck(tbad.apply, (xt,))
+    assert gradgradcheck(good.apply, (x,)) and torch.autograd.gradgradcheck(tgood.apply, (xt,))
+    assert not gradgradcheck(bad.apply, (x,), raise_exception=False)
+    assert not torch.autograd.gradgradcheck(tbad.apply, (xt,), raise_exception=False)

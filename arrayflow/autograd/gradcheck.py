@@ -13,6 +13,7 @@ with a cotangent ``a + 1j*b`` the gradient ``p + 1j*q`` is ``J^T [a; b] = [p; q]
 
 from __future__ import annotations
 
+import contextvars
 import math
 import warnings
 from collections.abc import Callable, Sequence
@@ -29,6 +30,14 @@ from ..ops.manipulation import concat, stack
 from ..ops.searching import argmax
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+# True while _numerical evaluates the function at shifted inputs: gradgradcheck's VJP then
+# needs only values, so it runs without recording its own graph (create_graph=False: the
+# same numbers; the recorded graph of a deep function's VJP has thousands of nodes, and
+# building it for every shifted element dominated gradgradcheck's time)
+_VALUES_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "arrayflow_gradcheck_values_only", default=False)
 
 
 class GradcheckError(RuntimeError):
@@ -101,7 +110,11 @@ def _numerical(func, inputs, i, eps):
                     xe.requires_grad_()
                 args = list(inputs)
                 args[i] = xe
-                outs = _outputs(func, args)
+                token = _VALUES_ONLY.set(True)
+                try:
+                    outs = _outputs(func, args)
+                finally:
+                    _VALUES_ONLY.reset(token)
                 vals.append(concat([_host_view(o) for o in outs]) if outs else None)
             cols.append((vals[0] - vals[1]) / (2 * eps))
     return stack(cols)
@@ -296,8 +309,9 @@ def gradgradcheck(func: Callable[..., Any], inputs: Array | Sequence[Array],
     def vjp_func(*args):
         ins, gos = args[:n_in], args[n_in:]
         o = _outputs(func, ins)
-        gs = _grad(o, [ins[i] for i in diff_idx], grad_outputs=gos, create_graph=True,
-                   allow_unused=True)
+        # values only at the shifted inputs of the finite differences (_VALUES_ONLY)
+        gs = _grad(o, [ins[i] for i in diff_idx], grad_outputs=gos,
+                   create_graph=not _VALUES_ONLY.get(), allow_unused=True)
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(vjp_func, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
