@@ -684,6 +684,13 @@ def test_stdtrit_gradient(df):
         np.testing.assert_allclose(pt.grad.numpy(), 1.0 / dens.numpy(), rtol=1e-12)
     np.testing.assert_allclose(pt.grad.numpy(), 1.0 / _mp_t_density(df, q.detach().numpy()),
                                rtol=1e-12)
+    # second order: d2t/dp2 = (df + 1) t / ((df + t**2) density(t)**2)
+    pa = af.asarray(p, requires_grad=True)
+    (g1,) = af.autograd.grad(af.special.stdtrit(df, pa).sum(), pa, create_graph=True)
+    (g2,) = af.autograd.grad(g1.sum(), pa)
+    tq = q.detach().numpy()
+    want2 = (df + 1) * tq / ((df + tq * tq) * _mp_t_density(df, tq) ** 2)
+    np.testing.assert_allclose(g2.numpy(), want2, rtol=1e-11, atol=1e-300)
     # and against central differences of SciPy's quantile (in the body, where SciPy is right)
     mid = (p > 1e-3) & (np.abs(p - 0.5) > 1e-6)
     h = 1e-6 * np.minimum(p, 1 - p)[mid]
