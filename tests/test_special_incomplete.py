@@ -726,3 +726,13 @@ def test_t_forward_mode_matches_reverse_mode():
         xr = af.asarray(x.numpy(), requires_grad=True)
         fn(df, xr).sum().backward()
         np.testing.assert_allclose(t.numpy(), xr.grad.numpy() * dx.numpy(), rtol=1e-14)
+
+
+def test_f_survival_function_where_its_beta_argument_rounds_to_1():
+    # fdtrc(dfn, dfd, x) = I_y(dfd/2, dfn/2), y = dfd / (dfd + dfn x): for x above 1e16 the
+    # argument x' = dfn x / (dfd + dfn x) of betainc rounds to 1 while y > 0 (was 0 here)
+    x = np.array([1e10, 1e17, 1e20, 1e30, np.inf])
+    dfn, dfd = np.full(5, 2.0), np.full(5, 3.0)
+    got = af.special.fdtrc(af.asarray(dfn), af.asarray(dfd), af.asarray(x)).numpy()
+    assert _max_rel(got, _scipy("fdtrc", dfn, dfd, x), 1e-300) < 1e-13
+    assert got[3] > 0

@@ -745,8 +745,10 @@ def _ibeta(xp, a, b, x, y):
     px, py = xp.where(ok, xp.where(swap, y, x), 0.5), xp.where(ok, xp.where(swap, x, y), 0.5)
     w = xp.exp(_log_ibeta_fac(xp, pa, pb, px, py)) * _ibeta_cf(xp, pa, pb, px)
     p, q = xp.where(swap, 1.0 - w, w), xp.where(swap, w, 1.0 - w)
-    # edges (SciPy's): x = 0 / x = 1 first, then a or b 0 or inf
-    one = ((x > 0) & ((a == 0) | (b == xp.inf))) | (x == 1) | (y == 0)
+    # edges (SciPy's): x = 0 / x = 1 first, then a or b 0 or inf; x = 1 is y = 0 (a caller
+    # that computes 1 - x directly, fdtr's dfd / (dfd + dfn x), may give y > 0 with x rounded
+    # to 1: that I_x is 1 - I_y(b, a), not 1)
+    one = ((x > 0) & ((a == 0) | (b == xp.inf))) | (y == 0)
     zero = ((y > 0) & ((b == 0) | (a == xp.inf))) | (x == 0)
     p = xp.where(one, 1.0, xp.where(zero, 0.0, p))
     q = xp.where(one, 0.0, xp.where(zero, 1.0, q))
