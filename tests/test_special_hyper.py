@@ -264,6 +264,12 @@ def test_lpmv_float32():
     assert got.dtype == np.float32
     want = _scipy("lpmv", m.astype(float), v.astype(float), x.astype(float))
     np.testing.assert_allclose(got, want, rtol=2e-4, atol=1e-5 * np.max(np.abs(want)))
+    # large orders: evaluated in float64 and rounded (float32 products of the order's factors
+    # underflow: 0 or 100 % off); equal to SciPy's float64 value rounded to float32
+    m, v = np.array([30.0, 25.0, -20.0], np.float32), np.array([60.0, 31.0, 45.0], np.float32)
+    x = np.array([0.3, -0.6, 0.8], np.float32)
+    want = _scipy("lpmv", m.astype(float), v.astype(float), x.astype(float)).astype(np.float32)
+    np.testing.assert_allclose(_lpmv(m, v, x, "float32"), want, rtol=1e-6)
 
 
 def test_lpmv_beyond_its_domain_is_nan_not_wrong():

@@ -325,12 +325,22 @@ def _lpmv(xp, m, v, x):
     return xp.where((m == 0) & ((v == 0) | (v == -1)), one, out)
 
 
+def _lpmv_f(xp, m, v, x):
+    """:func:`_lpmv` in float64 for float32 operands, rounded back: the float32 products of
+    the order's factors (``(xq/2)**m / m!`` against ``Gamma(v + m + 1)/Gamma(v - m + 1)``)
+    underflow and overflow for ``|m|`` beyond about 10 (results off by 100 %)."""
+    if x.dtype == xp.float32:
+        f64 = [xp.astype(t, xp.float64) for t in (m, v, x)]
+        return xp.astype(_lpmv(xp, *f64), xp.float32)
+    return _lpmv(xp, m, v, x)
+
+
 def _dlpmv_dx(xp, m, v, x):
     """DLMF 14.10.5: ``(1 - x**2) dP/dx = (m - v - 1) P_{v+1}^m + (v + 1) x P_v^m``; at
     ``x = +-1`` its limits for ``|m| = 0, 2`` and ``|m| >= 3`` (NaN for ``|m| = 1``, where
     it is infinite)."""
-    p = _lpmv(xp, m, v, x)
-    q = _lpmv(xp, m, v + 1.0, x)
+    p = _lpmv_f(xp, m, v, x)
+    q = _lpmv_f(xp, m, v + 1.0, x)
     end = xp.abs(x) == 1.0
     one = xp.ones_like(x)
     d = ((m - v - 1.0) * q + (v + 1.0) * x * p) / xp.where(end, one, 1.0 - x * x)
@@ -379,11 +389,13 @@ _MVX = ("m : Tensor or Python scalar\n    The order, an integer (NaN where it is
         "below ``x = -0.35``, where the series and the recurrence lose digits (in SciPy too).\n"
         "Derivative in ``x`` from DLMF 14.10.5, ``((m - v - 1)\n"
         "P_{v+1}^m + (v + 1) x P_v^m) / (1 - x**2)``, with its limits at ``x = +-1`` (NaN\n"
-        "for ``|m| = 1``, where it is infinite); ``m`` is integer-valued and gets no\n"
+        "for ``|m| = 1``, where it is infinite). float32 operands are evaluated in float64\n"
+        "and rounded (in float32 the factors of the order underflow and overflow past\n"
+        "``|m| ~ 10``). ``m`` is integer-valued and gets no\n"
         "gradient; the derivative in ``v`` is not implemented (``NotImplementedError`` at\n"
         "backward). PyTorch has no ``lpmv``.",
         "SciPy ``scipy.special.lpmv``."))
 def lpmv(xp, m: Array | float, v: Array | float, x: Array | float, /):
     _real(xp, "lpmv", m, v, x)
     mb, vb, xb = _bcast(xp, m, v, x)
-    return _lpmv(xp, mb, vb, xb), (m, v, x)
+    return _lpmv_f(xp, mb, vb, xb), (m, v, x)
