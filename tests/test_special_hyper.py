@@ -89,6 +89,18 @@ def test_hyp1f1_matches_scipy_where_both_are_accurate():
     assert np.max(np.abs(got[fin] - want[fin]) / np.abs(want[fin])) < 1e-12
 
 
+def test_hyp1f1_very_large_arguments_as_scipy():
+    # algebraic decay for x -> -inf (the overflowing series must not win), overflow to inf
+    a = np.array([1.0, 1.0, 0.5, 2.5, -1.5, 1.0, 3.0, 0.5])
+    b = np.array([2.0, 2.0, 1.5, 1.0, 2.0, 2.0, 4.5, 1.5])
+    x = np.array([-1e10, 5000.0, -3e4, -1e300, 1e3, 800.0, -700.0, -1e5])
+    got, want = _hyp(a, b, x), _scipy("hyp1f1", a, b, x)
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    got = _hyp([1.0, 0.5], [2.0, 1.5], [100.0, -1e5], "float32")
+    assert got[0] == np.inf
+    np.testing.assert_allclose(got[1], _scipy("hyp1f1", 0.5, 1.5, -1e5), rtol=1e-6)
+
+
 def test_hyp1f1_float32_is_computed_in_float32():
     rng = np.random.default_rng(2)
     a, b, x = rng.uniform(-2, 3, 300), rng.uniform(0.5, 4, 300), rng.uniform(-20, 20, 300)

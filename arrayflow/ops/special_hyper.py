@@ -82,9 +82,12 @@ def _h_asym(xp, c, b, y, grow):
     expo = lgb - lgc + (c - b) * ly + xp.where(grow, y, 0.0)
     val = (_gammasgn(xp, b) * _gammasgn(xp, c)) * xp.exp(expo) * s
     recessive = lgc - _gammaln(xp, b - c) - y + (b - 2.0 * c) * ly
-    eps = xp.finfo(y.dtype).eps
-    err = (last + eps * w) / xp.abs(s) + 100.0 * xp.exp(xp.minimum(recessive, 50.0)) + eps * (
-        xp.abs(lgb) + xp.abs(lgc) + y + xp.abs((c - b) * ly) + 2.0)
+    fi = xp.finfo(y.dtype)
+    err = (last + fi.eps * w) / xp.abs(s) + 100.0 * xp.exp(xp.minimum(recessive, 50.0))
+    # the exponent's rounding, unless the value overflows anyway (then +-inf, as SciPy)
+    over = expo + xp.log(xp.abs(s)) > math.log(float(fi.max)) + 1.0
+    err = err + xp.where(over, 0.0, fi.eps * (xp.abs(lgb) + xp.abs(lgc) + xp.where(grow, y, 0.0)
+                                              + xp.abs((c - b) * ly) + 2.0))
     return val, err
 
 
@@ -103,7 +106,7 @@ def _hyp1f1_core(xp, a, b, x):
     cb = xp.where(bpoly, 1.0, b)
     asy, err_a = _h_asym(xp, c, cb, y, ~kummer)
     err_a = xp.where((xp.abs(z) >= _H_ASYM_MIN) & ~bpoly, err_a, xp.inf)
-    use_s = ~(err_a < err_s)
+    use_s = err_s <= err_a  # (a NaN estimate, from an overflowing series, loses)
     out = xp.where(use_s, ser, asy)
     err = xp.where(use_s, err_s, err_a)
     return xp.where(err <= _H_TOL_ULPS * eps, out, xp.nan)
