@@ -495,6 +495,13 @@ _NO_COUNTERPART_SPECIAL_INCOMPLETE: dict[str, str] = {
         ("bdtr", "binomial CDF"), ("bdtrc", "binomial survival function"),
         ("nbdtr", "negative binomial CDF"), ("nbdtrc", "negative binomial survival function"),
         ("fdtr", "F CDF"), ("fdtrc", "F survival function"))},
+    "special.stdtr": "SciPy's Student t CDF: torch.special has no stdtr (checked against SciPy "
+                     "and mpmath, and its gradient against torch.distributions.StudentT's "
+                     "density, in tests/test_special_incomplete.py)",
+    "special.stdtrit": "SciPy's Student t quantile: torch.special has no stdtrit (checked "
+                       "against SciPy and mpmath, its gradient against finite differences and "
+                       "torch.distributions.StudentT's density, in "
+                       "tests/test_special_incomplete.py)",
 }
 
 # arrayflow.ops.special_bessel: torch adapters / reasons there is none (owned by its module)
@@ -593,7 +600,13 @@ _NO_COUNTERPART_SPECIAL_INVERSE_BETA: dict[str, str] = {}
 
 # arrayflow.ops.special_hyper: torch adapters / reasons there is none (owned by its module)
 _TORCH_SPECIAL_HYPER: dict[str, Callable[..., Any]] = {}
-_NO_COUNTERPART_SPECIAL_HYPER: dict[str, str] = {}
+_NO_COUNTERPART_SPECIAL_HYPER: dict[str, str] = {
+    "special.hyp1f1": "SciPy's confluent hypergeometric 1F1: torch has no such function "
+                      "(values checked against SciPy and mpmath, the x-derivative against "
+                      "mpmath in tests/test_special_hyper.py)",
+    "special.lpmv": "SciPy's associated Legendre function of real degree: torch has only "
+                    "Legendre polynomials (special.legendre_polynomial_p, m = 0, integer n); "
+                    "checked against SciPy and mpmath legenp in tests/test_special_hyper.py"}
 
 
 TORCH: dict[str, Callable[..., Any]] = {
