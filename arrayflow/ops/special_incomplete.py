@@ -407,7 +407,8 @@ def _igam_temme(xp, a, l1pmx, s, sign):
 
 def _igam(xp, a, x, upper):
     """``P(a, x)`` (``upper=False``) or ``Q(a, x)``, element-wise on broadcast arrays, with
-    SciPy's values at the edges."""
+    SciPy's values at the edges. ``upper`` may also be a boolean array (broadcast with
+    ``a``, ``x``): ``Q`` where it is true, ``P`` elsewhere, each from one evaluation."""
     ok = (a > 0) & (x > 0) & xp.isfinite(a) & xp.isfinite(x)
     asym = ok & (a > 20.0) & (xp.abs(x - a) < _TEMME_BAND * a)
     cf = ok & ~asym & (x > 1.1) & (x >= a)
@@ -423,15 +424,21 @@ def _igam(xp, a, x, upper):
     S = fac * _igam_series_sum(xp, xp.where(ser, a, 1.0), xp.where(ser, x, 0.5)) / av
     C = fac * _igamc_cf_inv(xp, xp.where(cf, a, 1.0), xp.where(cf, x, 2.0))
     R = _igamc_series(xp, xp.where(cser, a, 0.5), xp.where(cser, x, 0.5))
+    per_element = is_array(upper)
+    one = xp.ones_like(x)
+    sign = xp.where(upper, one, -one) if per_element else (1.0 if upper else -1.0)
     T = _igam_temme(xp, xp.where(asym, a, 100.0), xp.where(asym, l1pmx, -0.005),
-                    xp.where(asym, x - a, 1.0), 1.0 if upper else -1.0)
+                    xp.where(asym, x - a, 1.0), sign)
     q = xp.where(cf, C, xp.where(cser, R, 1.0 - S))
-    if upper:
-        val = xp.where(asym, T, q)
-        lo, hi = 1.0, 0.0  # at x = 0 (or a = inf), at x = inf (or a = 0)
+    q_val = xp.where(asym, T, q)
+    p_val = xp.where(asym, T, xp.where(pser, S, 1.0 - q))
+    if per_element:
+        val = xp.where(upper, q_val, p_val)
+        lo, hi = xp.where(upper, one, 0.0 * one), xp.where(upper, 0.0 * one, one)
+    elif upper:
+        val, lo, hi = q_val, 1.0, 0.0  # at x = 0 (or a = inf), at x = inf (or a = 0)
     else:
-        val = xp.where(asym, T, xp.where(pser, S, 1.0 - q))
-        lo, hi = 0.0, 1.0
+        val, lo, hi = p_val, 0.0, 1.0
     val = xp.where((x == 0) | xp.isinf(a), lo, val)
     val = xp.where(xp.isinf(x) | ((a == 0) & (x > 0)), hi, val)
     bad = ((a < 0) | (x < 0) | xp.isnan(a) | xp.isnan(x) | (xp.isinf(a) & xp.isinf(x))

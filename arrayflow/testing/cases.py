@@ -1397,9 +1397,6 @@ def _special_incomplete_cases():
     A shape parameter without a derivative (``a`` of ``gammainc``, ...) is a Python scalar in
     the gradient-checked cases (as a float64 array it would be a gradcheck leaf, and its
     backward raises ``NotImplementedError``); the cases with it as an array are value-only."""
-    import itertools
-
-    f32, f64 = "float32", "float64"
     # (op, parameters: "s" shape (scalar in gradient cases), "i" integer-valued, "x" smooth
     #  differentiable; gradient region per parameter; wide grid of argument tuples)
     table = [
@@ -1448,19 +1445,43 @@ def _special_incomplete_cases():
          [(0.05, 0.3), (1.0, 0.9), (3.5, 1e-10), (30.0, 0.5 - 1e-9), (100.0, 0.999),
           (1e4, 1e-30), (1e10, 0.2), (2.5, 1e-100)]),
     ]
+    # stdtrit: a Newton solve, within 5e-13 of SciPy (docs/special.md)
+    return _special_table_cases(table, fixes={"stdtrit": _stdtrit_reference_fix},
+                                rtol={"stdtrit": (5e-13, 2e-13)})
+
+
+def _stdtrit_reference_fix(args, out):
+    # SciPy 1.17 (Boost) gives +inf at p = 0 (and at p = 5e-324 for df = 3); the quantile at
+    # p = 0 is the support's lower end, -inf: docs/special.md
+    df, pr = np.broadcast_arrays(*args)
+    return np.where((pr == 0) & (df > 0), -np.inf, out)
+
+
+def _special_table_cases(table, fixes=None, rtol=None):
+    """Op-table cases of element-wise ``arrayflow.special`` functions with SciPy references,
+    from ``table``: ``(name, parameters, wide)`` with each parameter ``("s", value)`` (a
+    shape parameter: a Python scalar in the gradient-checked cases), ``("i", values)``
+    (integer-valued, a fixed array) or ``("x", (lo, hi))`` (differentiable, drawn from the
+    range), and ``wide`` a list of argument tuples checked by value. Per op: float32 and
+    float64 cases (gradient-checked), every argument an array (value-only), the wide values
+    and a grid of special values. ``fixes``: ``name -> f(args, scipy_out)`` where the
+    reference departs from SciPy (documented differences); ``rtol``: ``name -> (float64
+    tolerance, of the wide values)`` other than ``(1e-13, 2e-13)``."""
+    import itertools
+
+    f32, f64 = "float32", "float64"
+    fixes, rtol = fixes or {}, rtol or {}
     cases = []
+
     def ref_for(name):
         # SciPy's loops put a Python-float operand in float64; arrayflow keeps the arrays'
         # dtype (PyTorch's rule for Python scalars): the reference rounds to it
-        fn = _scipy(name)
+        fn, fix = _scipy(name), fixes.get(name)
 
         def ref(*args):
             out = fn(*args)
-            if name == "stdtrit":
-                # SciPy 1.17 (Boost) gives +inf at p = 0 (and at p = 5e-324 for df = 3); the
-                # quantile at p = 0 is the support's lower end, -inf: docs/special.md
-                df, pr = np.broadcast_arrays(*args)
-                out = np.where((pr == 0) & (df > 0), -np.inf, out)
+            if fix is not None:
+                out = fix(args, out)
             return out.astype(np.result_type(*[a for a in args if isinstance(a, np.ndarray)]))
         ref.__name__ = name
         return ref
@@ -1491,14 +1512,13 @@ def _special_incomplete_cases():
             return tuple(args), {}
 
         cases.append(OpCase(op, make(f32), ref, f32, tol={f32: (2e-5, 1e-6)}))
-        # stdtrit: a Newton solve, within 5e-13 of SciPy (docs/special.md)
-        rt = 5e-13 if name == "stdtrit" else 1e-13
+        rt, wide_rt = rtol.get(name, (1e-13, 2e-13))
         cases.append(OpCase(op, make(f64), ref, f64, tol={f64: (rt, 0.0)}))
         cases.append(OpCase(op, arrays, ref, "arrays", tol={f64: (rt, 0.0)},
                             gradcheck=False))
         cols = list(zip(*wide))
         cases.append(OpCase(op, _inputs(*[_fixed(list(c), f64) for c in cols]), ref, "wide",
-                            tol={f64: (2e-13, 0.0)}, gradcheck=False))
+                            tol={f64: (wide_rt, 0.0)}, gradcheck=False))
         n = len(params)
         grid = list(itertools.product(_SPECIAL_FLOATS, repeat=n)) if n == 2 else \
             list(itertools.product([0.0, 1.5, -2.0, math.inf, math.nan], repeat=n))
@@ -1576,9 +1596,37 @@ def _special_bessel_cases():
     return cases
 
 
+def _out_of_unit_interval_is_nan(k):
+    """A reference fix: NaN where argument ``k`` (a probability) is outside ``[0, 1]``
+    (SciPy 1.17 returns 0 for some such arguments with a shape parameter ``-0.0``, e.g.
+    ``gammaincinv(-0.0, 1.5)``: docs/special.md)."""
+    def fix(args, out):
+        y = np.broadcast_arrays(*args)[k]
+        return np.where((y < 0) | (y > 1), np.nan, out)
+    return fix
+
+
 def _special_inverse_gamma_cases():
-    """Cases of :mod:`arrayflow.ops.special_inverse_gamma` (SciPy references)."""
-    return []
+    """Cases of :mod:`arrayflow.ops.special_inverse_gamma` (SciPy references): the wide
+    values reach far tails (``y`` down to 1e-300) and the shape parameter from 1e-3 to 1e4;
+    float64 within 1e-12 of SciPy (the quantile's condition number ``1/a`` in the lower tail
+    multiplies the rounding of ``gammainc``: docs/special.md)."""
+    ys = (0.05, 0.95)
+    table = [
+        (name, [("s", 2.5), ("x", ys)],
+         [(1e-3, 0.3), (0.5, 1e-300), (1.0, 0.5), (2.5, 1 - 1e-12), (25.0, 1e-20),
+          (150.0, 0.999), (1e4, 1e-100), (3.0, 1e-5)])
+        for name in ("gammaincinv", "gammainccinv")
+    ] + [
+        ("chdtri", [("s", 3.0), ("x", ys)],
+         [(1.0, 0.2), (0.2, 1e-300), (3.0, 0.999), (40.0, 1e-12), (600.0, 0.5)]),
+        ("pdtri", [("i", [0.5, 1.4, 2.3, 4.7, 7.6, 10.2]), ("x", ys)],
+         [(0.0, 0.3), (2.9, 1e-300), (5.0, 0.999), (150.0, 1e-20), (3e3, 0.5)]),
+    ]
+    fixes = {name: _out_of_unit_interval_is_nan(1)
+             for name in ("gammaincinv", "gammainccinv", "chdtri", "pdtri")}
+    return _special_table_cases(table, fixes=fixes,
+                                rtol={name: (1e-12, 1e-12) for name in fixes})
 
 
 def _special_inverse_beta_cases():

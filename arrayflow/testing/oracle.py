@@ -592,7 +592,17 @@ _NO_COUNTERPART_SPECIAL_ELEMENTARY: dict[str, str] = {
 
 # arrayflow.ops.special_inverse_gamma: torch adapters / reasons there is none (owned by its module)
 _TORCH_SPECIAL_INVERSE_GAMMA: dict[str, Callable[..., Any]] = {}
-_NO_COUNTERPART_SPECIAL_INVERSE_GAMMA: dict[str, str] = {}
+_NO_COUNTERPART_SPECIAL_INVERSE_GAMMA: dict[str, str] = {
+    f"special.{n}": f"SciPy's {what}: torch.special has no {n} (checked against SciPy and "
+                    f"mpmath, and its gradient against the reciprocal of "
+                    f"torch.distributions.{dist}'s density, in "
+                    f"tests/test_special_inverse_gamma.py)" for n, what, dist in (
+        ("gammaincinv", "inverse of the regularized lower incomplete gamma function",
+         "Gamma"),
+        ("gammainccinv", "inverse of the regularized upper incomplete gamma function",
+         "Gamma"),
+        ("chdtri", "inverse of the chi-square survival function", "Chi2"),
+        ("pdtri", "inverse of the Poisson CDF in the mean", "Poisson"))}
 
 # arrayflow.ops.special_inverse_beta: torch adapters / reasons there is none (owned by its module)
 _TORCH_SPECIAL_INVERSE_BETA: dict[str, Callable[..., Any]] = {}
