@@ -84,6 +84,23 @@ def test_betaincinv_residual_over_a_wide_grid():
     assert np.max(score) < 5e-13, np.max(score)
 
 
+def test_betaincinv_small_shape_parameter():
+    # a or b in [1e-3, 1e-2] (the other in [1e-3, 1e3]): 3e-13 max(1, c) (measured 2.9e-13)
+    rng = np.random.default_rng(1)
+    n = 4000
+    a, b = 10 ** rng.uniform(-3, -2, n), 10 ** rng.uniform(-3, 3, n)
+    sw = rng.random(n) < 0.5
+    a, b = np.where(sw, a, b), np.where(sw, b, a)
+    y = np.exp(rng.uniform(np.log(1e-100), 0, n))
+    y = np.where(rng.random(n) < 0.5, y, 1 - y)
+    x = af.special.betaincinv(af.asarray(a), af.asarray(b), af.asarray(y)).numpy()
+    assert not np.any(np.isnan(x))
+    keep = (x > 1e-300) & (x < 1)
+    assert keep.sum() > 700
+    err, cond = _beta_residual(a[keep], b[keep], y[keep], x[keep])
+    assert np.max((err - 2.3e-16) / np.maximum(1.0, cond)) < 4e-13
+
+
 def test_betaincinv_matches_scipy_where_scipy_is_right():
     A, B, Y = _grid(31)
     got = af.special.betaincinv(af.asarray(A), af.asarray(B), af.asarray(Y)).numpy()

@@ -192,15 +192,20 @@ _SOLVER_NOTES = (
     "``I <= e**(a t) / (a B)``, ``1 - I <= e**(-b t) / (b B)``), bisection where a step\n"
     "is NaN. The iterate is carried as the pair ``(x, 1 - x)``, each updated in relative\n"
     "terms; below the smallest normal number the tail form is the root (to relative\n"
-    "``O(x)``). float32 is computed in float64 and rounded. Not implemented for ``a`` or ``b``\n"
-    "above 3000 (finite), where :func:`betainc` is not: NaN there.")
+    "``O(x)``). float32 is computed in float64 and rounded. Not implemented (NaN, never an\n"
+    "unverified value) for ``a`` or ``b`` above 3000 (finite), where :func:`betainc` is\n"
+    "NaN, and below 1e-3 (its documented range) unless the quantile under- or overflows\n"
+    "(0 or 1 from the tail form, e.g. ``betaincinv(1e-300, 2.5, 0.3) = 0``; SciPy has\n"
+    "values there, e.g. ``betaincinv(1, 1e-300, 1e-300) = 0.632``).")
 _INV_ACCURACY = (
     "Measured (``tests/test_special_inverse_beta.py``) for ``a, b`` in ``[0.01, 1000]``,\n"
-    "``y`` in ``[1e-100, 1 - 1e-15]``: the relative error of ``min(x, 1 - x)``, from the\n"
-    "residual of SciPy's ``betainc``, is below ``2.5e-13 max(1, c)``, ``c`` the\n"
-    "condition number ``min(y, 1 - y) / (min(x, 1 - x) density(x))`` (up to ``1/a``,\n"
-    "``1/b`` in the tails: the rounding of ``y`` alone costs ``c`` ulps); float32 within\n"
-    "``2e-6 max(1, c)`` of SciPy.")
+    "``y`` in ``[1e-100, 1 - 1e-15]``: the relative error of ``x``, from the residual of\n"
+    "SciPy's ``betainc``, below ``2.5e-13 max(1, c)`` plus ``x``'s rounding, ``c`` the\n"
+    "condition number ``min(y, 1 - y) / (x density(x))`` (up to ``1/a``, ``1/b`` in the\n"
+    "tails: the rounding of ``y`` alone costs ``c`` ulps); against SciPy where it is right\n"
+    "below ``5e-13 max(1, c)``, and 1e-12 where ``c < 10``; for ``a`` or ``b`` in\n"
+    "``[1e-3, 1e-2]`` 3e-13. A subnormal ``y`` loses accuracy (its ``betainc`` has no\n"
+    "relative precision: ``betaincinv(2, 3, 5e-324)`` within 4e-7).")
 _ABY = ("a, b : Tensor or Python scalar\n    Shape parameters, ``a, b > 0`` (NaN otherwise).\n"
         "y : Tensor or Python scalar\n    Probability in ``[0, 1]`` (NaN outside); at least one "
         "argument a Tensor,\n    broadcast together; mixed kinds promote by PyTorch's "
