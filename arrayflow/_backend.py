@@ -268,6 +268,19 @@ class Backend:
         """
         return arrays
 
+    def ignore_float_errors(self) -> contextlib.AbstractContextManager[Any]:
+        """A context in which floating-point exceptions (overflow, division by zero, invalid
+        operation) give their IEEE 754 results silently, as PyTorch's kernels do.
+
+        arrayflow enters it around element-wise functions that compute every branch on
+        every element and select with ``where`` (the ``arrayflow.special`` forwards and
+        their derivatives): the lanes a branch does not own may overflow or divide by zero
+        by design. The values are unchanged; only the library's warnings are. Default: no
+        change (a library that does not warn); NumPy-based plug-ins return
+        ``numpy.errstate(all="ignore")``.
+        """
+        return contextlib.nullcontext()
+
     def map_blocks(self, fn: Callable[..., Any], *arrays: Any, dtype: Any) -> Any:
         """Apply ``fn`` (code for :attr:`block_backend`'s arrays) to corresponding blocks.
 

@@ -20,10 +20,16 @@ Elsewhere -- eager backends, Tensors (a VJP recorded with ``create_graph``), tra
 ``af.compile``, operands of unknown size (a boolean-mask selection), a function that fails on
 the probe -- the function runs as written, so behaviour and errors are the same as without
 this module.
+
+Blocked or not, the function runs in its backend's
+:meth:`~arrayflow._backend.Backend.ignore_float_errors` context: it computes every branch on
+every element, and the lanes a branch does not own overflow or divide by zero by design
+(NumPy would warn; PyTorch's kernels do not).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from collections.abc import Callable
@@ -124,7 +130,8 @@ class _Kernel:
         full = list(self.args)
         for i, blk in zip(self.pos, blocks):
             full[i] = blk
-        out = self.fn(bb._xp or bb.xp, *full, **self.kwargs)
+        with bb.ignore_float_errors():
+            out = self.fn(bb._xp or bb.xp, *full, **self.kwargs)
         return out[0] if self.forward else out
 
 
@@ -162,6 +169,19 @@ def _run(fn: Callable, xp: Any, args: tuple, kwargs: dict, forward: bool) -> Any
     return value, res
 
 
+def _quiet(args: tuple) -> Any:
+    """The backend's :meth:`~arrayflow._backend.Backend.ignore_float_errors` context for
+    the first array among ``args`` (a no-op context for Tensors or Python scalars): the
+    element-wise functions here compute every branch on every element."""
+    for a in args:
+        if _operand(a):
+            b = _backend.backend_of_array(a)
+            if b is not None:
+                return b.ignore_float_errors()
+            break
+    return contextlib.nullcontext()
+
+
 def blockwise(fn: Callable) -> Callable:
     """``fn(xp, *operands, **static)`` (element-wise, one array returned), run block by block
     on chunked lazy backends and as written elsewhere (see the module docstring)."""
@@ -171,7 +191,10 @@ def blockwise(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def run(xp: Any, *args: Any, **kwargs: Any) -> Any:
         out = _run(fn, xp, args, kwargs, False)
-        return fn(xp, *args, **kwargs) if out is None else out
+        if out is not None:
+            return out
+        with _quiet(args):
+            return fn(xp, *args, **kwargs)
     run._blockwise = True  # type: ignore[attr-defined]
     return run
 
@@ -183,5 +206,8 @@ def blockwise_forward(forward: Callable) -> Callable:
     @functools.wraps(forward)
     def run(xp: Any, *args: Any, **kwargs: Any) -> Any:
         out = _run(forward, xp, args, kwargs, True)
-        return forward(xp, *args, **kwargs) if out is None else out
+        if out is not None:
+            return out
+        with _quiet(args):
+            return forward(xp, *args, **kwargs)
     return run

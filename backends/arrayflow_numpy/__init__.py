@@ -90,6 +90,12 @@ class NumpyBackend(HostRandomMixin, Backend):
     host_accessible = True
     host = True  # serves host round trips, finite differences, computed results
 
+    def ignore_float_errors(self) -> Any:
+        """NumPy's floating-point warnings off (PyTorch's kernels do not warn)."""
+        import numpy as np
+
+        return np.errstate(all="ignore")
+
     def load_namespace(self) -> Any:
         import types
 

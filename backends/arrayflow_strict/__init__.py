@@ -24,6 +24,12 @@ class StrictBackend(HostRandomMixin, Backend):
     host_accessible = True
     integer_array_setitem = False  # the standard has no integer-array __setitem__
 
+    def ignore_float_errors(self) -> Any:
+        """NumPy's floating-point warnings off (PyTorch's kernels do not warn)."""
+        import numpy as np
+
+        return np.errstate(all="ignore")
+
     def load_namespace(self) -> Any:
         import array_api_strict as xp
 
