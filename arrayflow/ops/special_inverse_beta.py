@@ -287,7 +287,10 @@ _KNY = ("k : Tensor or Python scalar\n    Number of successes; its integer part 
         "is ``y``: ``1 - betaincinv(n - k, k + 1, y)`` (computed as the complement of the\n"
         "solution, with its relative accuracy); 1 at ``y = 0`` and 0 at ``y = 1``; NaN for\n"
         "``k < 0``, ``k >= n``, ``y`` outside ``[0, 1]`` or a NaN or infinite argument (SciPy's\n"
-        "values).", _KNY, _BC,
+        "values). SciPy 1.17 (Cephes ``incbi``) gives up in far tails of large ``n``\n"
+        "(``bdtri(9, 2110, 1.9e-17)`` is 0.02955, SciPy ``1 - 2**-53``) and is off by up to\n"
+        "8e-13 elsewhere (``bdtri(1, 2000, 0.9)``); the values here are the right ones\n"
+        "(checked with mpmath).", _KNY, _BC,
         "Solved by :func:`betaincinv`'s method on ``I_{1-p}(n - k, k + 1) = y`` (its\n"
         "accuracy, for ``p``); NaN for ``n - k`` above 3000 (not implemented). Derivative in\n"
         "``y``: ``1 / (d bdtr / dp)``, minus the reciprocal of the beta density of\n"
@@ -343,8 +346,12 @@ _KNY_NB = _KNY_NB.replace("Number of trials", "Number of successes")
         "The success probability ``p`` for which the negative binomial distribution\n"
         "function (at most ``k`` failures before the ``n``-th success) is ``y``:\n"
         "``betaincinv(n, k + 1, y)``; 0 at ``y = 0`` and 1 at ``y = 1``; NaN for ``k < 0``,\n"
-        "``n < 1``, ``y`` outside ``[0, 1]`` or a NaN or infinite argument (SciPy's values).",
-        _KNY_NB, _BC,
+        "``n < 1``, ``y`` outside ``[0, 1]`` or a NaN or infinite argument (SciPy's values;\n"
+        "as SciPy, 0 and 1 at ``y = 0`` and ``1`` for any non-NaN ``n``). SciPy 1.17 (Cephes\n"
+        "``incbi``) gives up in far tails of large ``k`` (``nbdtri(2, 1462, 2.9e-20)`` is\n"
+        "0.9649, SciPy ``2**-53``) and is off by up to 3e-13 elsewhere\n"
+        "(``nbdtri(2000, 2, 0.4)``); the values here are the right ones (checked with\n"
+        "mpmath).", _KNY_NB, _BC,
         "Solved by :func:`betaincinv`'s method on ``I_p(n, k + 1) = y`` (its accuracy); NaN\n"
         "for ``n`` or ``k + 1`` above 3000 (not implemented). Derivative in ``y``:\n"
         "``1 / (d nbdtr / dp)``, the reciprocal of the beta density of ``(n, k + 1)`` at\n"
@@ -399,7 +406,12 @@ _FP = ("dfn, dfd : Tensor or Python scalar\n    Degrees of freedom of the numera
         "``fdtr(dfn, dfd, fdtri(dfn, dfd, p)) = p``: ``x = dfd w / (dfn (1 - w))`` with\n"
         "``w = betaincinv(dfn/2, dfd/2, p)`` (``w`` and ``1 - w`` both from the solver, in\n"
         "relative terms); 0 at ``p = 0`` and ``inf`` at ``p = 1``; NaN for degrees of freedom\n"
-        "not positive and finite, ``p`` outside ``[0, 1]`` or NaN (SciPy's values).", _FP, _BC,
+        "not positive and finite, ``p`` outside ``[0, 1]`` or NaN (SciPy's values). SciPy 1.17\n"
+        "inherits Boost's floors of the beta quantile (``2**-56``, ``2.2e-308``): it returns\n"
+        "2.2e-305 for ``fdtri(0.001, 1, 0.5)`` (the quantile, about 1e-598, underflows: 0\n"
+        "here), is off by 45 % at ``fdtri(2.93, 0.087, 1.5e-26)`` and finite (4.5e7) where\n"
+        "the quantile overflows (``fdtri(1, 1e-300, 0.3)``: ``inf`` here); the values here\n"
+        "are the right ones (checked with mpmath).", _FP, _BC,
         "Solved by :func:`betaincinv`'s method (its accuracy, for ``w`` and ``1 - w``, so\n"
         "``x`` to about twice that); NaN for ``dfn`` or ``dfd`` above 6000 (not\n"
         "implemented). Derivative in ``p``: ``1 / density(fdtri(dfn, dfd, p))``, the F\n"
