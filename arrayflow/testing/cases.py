@@ -1630,8 +1630,30 @@ def _special_inverse_gamma_cases():
 
 
 def _special_inverse_beta_cases():
-    """Cases of :mod:`arrayflow.ops.special_inverse_beta` (SciPy references)."""
-    return []
+    """Cases of :mod:`arrayflow.ops.special_inverse_beta` (SciPy references): the wide
+    values reach ``y`` = 1e-100 and shape parameters from 0.01 to 1000 where SciPy is right
+    (it is off by up to 8e-13 at some large ``n`` of bdtri/nbdtri and far tails of
+    betaincinv, and floors tiny quantiles: tests/test_special_inverse_beta.py); float64
+    within 1e-12 of SciPy (the quantile's condition number, up to ``1/a`` in the lower
+    tail, multiplies the rounding of ``betainc``: docs/special.md)."""
+    ys = (0.05, 0.95)
+    n_k = [12.5, 15.5, 11.5, 20.5, 13.5, 30.5]  # integer parts 12, 15, ... (truncated)
+    table = [
+        ("betaincinv", [("s", 2.5), ("s", 3.5), ("x", ys)],
+         [(0.5, 0.5, 0.3), (2.0, 3.0, 0.999), (0.01, 9.0, 0.4), (30.0, 40.0, 0.45),
+          (400.0, 350.0, 1e-5), (5.0, 0.01, 0.99), (2.5, 7.0, 1e-9), (1e3, 1.0, 0.5),
+          (0.05, 800.0, 0.97), (0.7, 2.0, 1e-100)]),
+        ("fdtri", [("s", 3.0), ("s", 5.0), ("x", ys)],
+         [(1.0, 1.0, 0.5), (3.0, 5.0, 0.999), (10.0, 2.0, 1e-4), (200.0, 300.0, 0.3),
+          (0.5, 60.0, 1e-30), (4.0, 0.2, 0.9), (1e3, 5e3, 1e-10)]),
+    ] + [
+        (name, [("i", [0.5, 1.4, 2.3, 4.7, 7.6, 10.2]), ("i", n_k), ("x", ys)],
+         [(0.0, 10.0, 0.3), (3.0, 10.0, 0.999), (7.0, 40.0, 0.1), (60.0, 300.0, 1e-20),
+          (8.0, 9.0, 0.5), (2.5, 5.0, 1e-6)])
+        for name in ("bdtri", "nbdtri")
+    ]
+    return _special_table_cases(table, rtol={name: (1e-12, 1e-12) for name in
+                                             ("betaincinv", "bdtri", "fdtri", "nbdtri")})
 
 
 def _special_hyper_cases():

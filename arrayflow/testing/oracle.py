@@ -606,7 +606,16 @@ _NO_COUNTERPART_SPECIAL_INVERSE_GAMMA: dict[str, str] = {
 
 # arrayflow.ops.special_inverse_beta: torch adapters / reasons there is none (owned by its module)
 _TORCH_SPECIAL_INVERSE_BETA: dict[str, Callable[..., Any]] = {}
-_NO_COUNTERPART_SPECIAL_INVERSE_BETA: dict[str, str] = {}
+_NO_COUNTERPART_SPECIAL_INVERSE_BETA: dict[str, str] = {
+    f"special.{n}": f"SciPy's {what}: torch.special has no {n} (checked against SciPy and "
+                    f"mpmath, and its gradient against finite differences and the reciprocal "
+                    f"of scipy.stats' {dist} density, in tests/test_special_inverse_beta.py)"
+    for n, what, dist in (
+        ("betaincinv", "inverse of the regularized incomplete beta function", "beta"),
+        ("bdtri", "inverse of the binomial CDF in the success probability", "beta"),
+        ("fdtri", "F quantile (inverse of the F CDF)", "F"),
+        ("nbdtri", "inverse of the negative binomial CDF in the success probability",
+         "beta"))}
 
 # arrayflow.ops.special_hyper: torch adapters / reasons there is none (owned by its module)
 _TORCH_SPECIAL_HYPER: dict[str, Callable[..., Any]] = {}
