@@ -426,3 +426,42 @@ def test_complex_input_raises_instead_of_a_wrong_value(name, backend):
     if name in ("xlogy", "xlog1py", "rel_entr"):
         with pytest.raises(TypeError, match="complex"):
             getattr(af.special, name)(x, z)
+
+
+def test_every_function_scipy_dispatches_is_here_and_keeps_the_graph():
+    # SciPy's own list of the functions it dispatches to xp.special (its
+    # _support_alternative_backends): each on Tensors returns a Tensor (no conversion
+    # through NumPy, which would warn GraphBreakWarning), with SciPy's values on NumPy
+    code = textwrap.dedent("""
+        import warnings
+        import numpy as np, scipy.special as sp, arrayflow as af
+        from scipy.special import _support_alternative_backends as sab
+        rng = np.random.default_rng(0)
+        names = []
+        for info in sab._special_funcs:
+            name = info.func.__name__
+            names.append(name)
+            assert hasattr(af.special, name), name
+            if not info.is_ufunc:
+                continue
+            ints = info.int_only or (False,) * info.n_args
+            args = [np.array([1, 2, 3, 4]) if i else rng.uniform(0.2, 0.8, 4)
+                    for i in ints]
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", af.GraphBreakWarning)
+                t = [af.asarray(a) for a in args]
+                out = getattr(sp, name)(*t)
+            assert isinstance(out, af.Tensor), (name, type(out))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = getattr(sp, name)(*args)
+            np.testing.assert_allclose(out.numpy(), want, rtol=1e-12, atol=1e-300,
+                                       equal_nan=True, err_msg=name)
+        assert len(names) >= 91, len(names)
+        print("ok", len(names))
+    """)
+    env = dict(os.environ, SCIPY_ARRAY_API="1")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip().startswith("ok")

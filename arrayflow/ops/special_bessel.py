@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from .. import _backend
 from .._typing import Array
 from ._blockwise import blockwise
 from ._registry import op
@@ -726,13 +727,12 @@ def ellipkm1(xp, x: Array, /):
 # yn: Bessel functions of the second kind of integer order -----------------------------------
 
 def _order(name, n):
-    """``n`` as SciPy reads an integer order: a Python int, a float truncated toward 0 (with
-    SciPy's RuntimeWarning), NaN/inf kept (-> NaN); an array is refused."""
+    """``n`` as SciPy reads a Python integer order: an int, a float truncated toward 0
+    (with SciPy's RuntimeWarning), NaN/inf kept (-> NaN)."""
     if isinstance(n, bool) or not isinstance(n, (int, float)):
-        raise NotImplementedError(
-            f"arrayflow.special.{name}: the order n must be a Python int (the recurrence's "
-            f"length is read from it), got "
-            f"{'an array' if is_array(n) else type(n).__name__}")
+        raise TypeError(
+            f"arrayflow.special.{name}: expected an integer order n (a Python int or an "
+            f"array of integer values), got {type(n).__name__}")
     if isinstance(n, float):
         if not math.isfinite(n):
             return None
@@ -743,19 +743,75 @@ def _order(name, n):
     return n
 
 
+_YN_CHECK = 64  # steps between the checks for an early end (eager arrays only)
+
+
+def _eager(a):
+    """Whether ``a``'s values may be read (not an array of a lazy backend)."""
+    b = _backend.backend_of_array(a)
+    return b is None or not b.lazy
+
+
 def _yn(xp, n, x):
     """``Y_n(x)`` by the forward recurrence ``Y_{k+1} = 2k/x Y_k - Y_{k-1}`` (stable for
-    ``Y``), frozen once it overflows (Cephes ``yn.c``); ``Y_{-n} = (-1)**n Y_n``."""
+    ``Y``), frozen once it overflows (Cephes ``yn.c``); ``Y_{-n} = (-1)**n Y_n``. ``n`` a
+    Python int or an array of integer values broadcast with ``x`` (:func:`_yn_array`)."""
+    if is_array(n):
+        return _yn_array(xp, n, x)
     sign = -1.0 if n < 0 and n % 2 else 1.0
     m = abs(n)
     prev = _y0(xp, x)
     if m == 0:
         return prev
     cur = _y1(xp, x)
+    eager = _eager(x)
     for k in range(1, m):
         nxt = (2.0 * k) * cur / x - prev  # in Cephes' order: the same overflow point
         prev, cur = cur, xp.where(xp.isfinite(cur), nxt, cur)
+        # every element overflowed (frozen at -inf): the rest of a long loop changes nothing
+        if eager and k % _YN_CHECK == 0 and not bool(xp.any(xp.isfinite(cur))):
+            break
     return cur if sign > 0 else -cur
+
+
+def _yn_array(xp, n, x):
+    """``Y_n(x)`` for an array ``n`` of integer values (NaN where not finite), broadcast
+    with ``x``: one recurrence to the largest ``|n|``, each element taking its value at its
+    own order. The loop's length is read from ``n`` (eager arrays, or one block of a chunked
+    backend at a time); a lazy array of orders raises ``NotImplementedError``."""
+    ok = xp.isfinite(n)
+    an = xp.abs(xp.where(ok, n, 0.0))
+    if math.prod(an.shape) == 0:
+        m = 0
+    elif not _eager(an):
+        raise NotImplementedError(
+            "arrayflow.special.yn: an array of orders n on a lazy backend: the recurrence's "
+            "length is read from max(|n|); compute n first or pass a Python int")
+    else:
+        m = int(xp.max(an))
+    prev = _y0(xp, x)
+    cur = _y1(xp, x)
+    res = xp.where(an == 0, prev, cur)
+    for k in range(1, m):
+        nxt = (2.0 * k) * cur / x - prev
+        prev, cur = cur, xp.where(xp.isfinite(cur), nxt, cur)
+        res = xp.where(an == k + 1, cur, res)
+        if k % _YN_CHECK == 0 and not bool(xp.any((an > k + 1) & xp.isfinite(cur))):
+            res = xp.where(an > k + 1, cur, res)  # the rest stays at its overflow
+            break
+    odd = (an - 2.0 * xp.floor(0.5 * an)) == 1.0
+    res = xp.where((n < 0) & odd, -res, res)
+    return xp.where(ok, res, xp.nan)
+
+
+def _yn_order_array(xp, n, x):
+    """An array order as SciPy reads it (truncated toward 0), in ``x``'s dtype, broadcast."""
+    if xp.isdtype(n.dtype, "complex floating") or n.dtype == xp.bool:
+        raise TypeError(f"arrayflow.special.yn: expected an integer order n, got an array of "
+                        f"dtype {n.dtype}")
+    if not xp.isdtype(n.dtype, "integral"):
+        n = xp.trunc(n)
+    return xp.broadcast_arrays(xp.astype(n, x.dtype), x)
 
 
 @blockwise  # also called by VJPs: one layer on chunked lazy backends (ops/_blockwise.py)
@@ -766,16 +822,25 @@ def _yn_dx(xp, n, x, out):
     return _yn(xp, n - 1, x) - n / x * out
 
 
+def _yn_read_order(xp, n, x):
+    """``(order, x)`` as the forward read them (its warning not repeated)."""
+    if is_array(n):
+        return _yn_order_array(xp, n, x)
+    with warnings.catch_warnings():  # the forward warned already
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _order("yn", n), x
+
+
 def _yn_vjp(xp, res, g):
+    # the inputs as given (as residuals they stay operands: one block each on Dask)
     n, x, out = res
-    return None, g * _yn_dx(xp, n, x, out)
+    order, xb = _yn_read_order(xp, n, x)
+    return None, sum_to_shape(xp, g * _yn_dx(xp, order, xb, out), tuple(x.shape))
 
 
 def _yn_jvp(xp, tangents, out, n, x):
-    with warnings.catch_warnings():  # the forward warned already
-        warnings.simplefilter("ignore", RuntimeWarning)
-        order = _order("yn", n)
-    return tangents["x"] * _yn_dx(xp, order, x, out)
+    order, xb = _yn_read_order(xp, n, x)
+    return tangents["x"] * _yn_dx(xp, order, xb, out)
 
 
 @op("special.yn", module=_M, section="torch", dtypes="real floating", floating=True,
@@ -783,24 +848,32 @@ def _yn_jvp(xp, tangents, out, n, x):
         "Bessel function of the second kind of integer order ``n``.",
         "``yn(n, 0) = -inf`` (``(-1)**n`` times it for ``n < 0``), NaN for ``x < 0``;\n"
         "``-inf`` where the recurrence overflows (SciPy's values).",
-        "n : int\n    The order, a Python int (a float is truncated toward 0 with SciPy's\n"
-        "    ``RuntimeWarning``; NaN or inf gives NaN).\n" + _X, _SAME,
+        "n : int or Tensor\n    The order: a Python int (a float is truncated toward 0 "
+        "with SciPy's\n    ``RuntimeWarning``; NaN or inf gives NaN), or a Tensor of integer "
+        "values\n    broadcast with ``x`` (float values truncated toward 0, NaN where not "
+        "finite).\n" + _X,
+        "Tensor\n    The broadcast shape of ``n`` and ``x``, ``x``'s dtype.",
         "The forward recurrence ``Y_{k+1}(x) = 2k/x Y_k(x) - Y_{k-1}(x)`` from :func:`y0`\n"
         "and :func:`y1` in ``|n| - 1`` steps, frozen where it overflows (Cephes ``yn.c``);\n"
-        "``Y_{-n} = (-1)**n Y_n``. Its length is read from ``n``, so ``n`` must be a Python\n"
-        "number: an array of orders raises ``NotImplementedError`` (no data-dependent\n"
-        "loops: the forward stays lazy on Dask). Error against SciPy below\n"
+        "``Y_{-n} = (-1)**n Y_n``; an array of orders runs one recurrence to its largest\n"
+        "``|n|``, each element taking its value at its own order. The loop's length is read\n"
+        "from ``n``: on Dask each block runs it for its own orders (the forward stays lazy);\n"
+        "where the orders are themselves an unblocked lazy array, ``NotImplementedError``.\n"
+        "On eager arrays the loop ends early once every element has overflowed (``-inf``).\n"
+        "A non-number ``n`` raises ``TypeError``. Error against SciPy below\n"
         "``5e-14 * max(|Y_n(x)|, sqrt(2/(pi x)))`` in float64 for ``|n| <= 30``, ``x`` in\n"
         "``(0, 1e3]`` (``tests/test_special_bessel.py``). Derivative\n"
         "``Y_{n-1}(x) - n/x Y_n(x)``; ``n`` gets no gradient.",
         "SciPy ``scipy.special.yn``; PyTorch has no such function."))
-def yn(xp, n: int, x: Array, /):
+def yn(xp, n: int | Array, x: Array, /):
     _real(xp, "yn", x)
+    if is_array(n):
+        order, xb = _yn_order_array(xp, n, x)
+        out = _yn_array(xp, order, xb)
+        return out, (n, x, out)
     order = _order("yn", n)
-    if order is None:
-        return xp.full_like(x, xp.nan), (None, x, None)
-    out = _yn(xp, order, x)
-    return out, (order, x, out)
+    out = xp.full_like(x, xp.nan) if order is None else _yn(xp, order, x)
+    return out, (n, x, out)
 
 
 # expn: the generalized exponential integral of integer order ---------------------------------
