@@ -111,6 +111,9 @@ _rng_c = np.random.default_rng(1234)
 LABELS = np.array([0, 1, 0, 1, 2, 2])
 TARGET = _rng_c.standard_normal(6)
 INT_VEC = np.array([3, 1, 4, 1, 5, 9, 2, 6])
+SHAPE_A = np.linspace(0.6, 3.0, 8)  # shape parameters / degrees of freedom (constants)
+SHAPE_B = np.linspace(4.0, 1.5, 8)
+COUNT_N = INT_VEC + 6.0  # trials (integer-valued, above INT_VEC)
 
 
 def _sk_call(path: str, **kw: Any) -> Callable[..., Any]:
@@ -123,6 +126,12 @@ def _sk_est(path: str, method: str = "fit_transform", **kw: Any) -> Callable[...
 
 def _sp_call(path: str, **kw: Any) -> Callable[..., Any]:
     return lambda *a: _sp(path)(*a, **kw)
+
+
+def _sp_in_last(path: str) -> Callable[..., Any]:
+    """``scipy.<path>(*consts, v)``: a function of the differentiated ``v`` with its shape
+    parameters (which have no derivative) given as constants, in SciPy's argument order."""
+    return lambda v, *consts: _sp(path)(*consts, v)
 
 
 def _xpx_call(name: str, **kw: Any) -> Callable[..., Any]:
@@ -349,6 +358,36 @@ CASES: tuple[Case, ...] = (
     Case("scipy.special.stdtr", "scipy", _sp_call("special.stdtr"), (V, V), "pos", grad=False),
     Case("scipy.special.betainc", "scipy", _sp_call("special.betainc"), (V, V, V),
          ("pos", "pos", "unit"), grad=False),
+    # the same functions differentiated in their variable, the shape parameters constant
+    Case("scipy.special.gammainc[x]", "scipy", _sp_in_last("special.gammainc"), (V,), "pos",
+         consts=(SHAPE_A,)),
+    Case("scipy.special.gammaincc[x]", "scipy", _sp_in_last("special.gammaincc"), (V,),
+         "pos", consts=(SHAPE_A,)),
+    Case("scipy.special.chdtr[x]", "scipy", _sp_in_last("special.chdtr"), (V,), "pos",
+         consts=(SHAPE_A,)),
+    Case("scipy.special.stdtr[t]", "scipy", _sp_in_last("special.stdtr"), (V,),
+         consts=(SHAPE_A,)),
+    Case("scipy.special.betainc[x]", "scipy", _sp_in_last("special.betainc"), (V,), "unit",
+         consts=(SHAPE_A, SHAPE_B)),
+    # SciPy: inverse distribution functions (quantiles), in the probability
+    Case("scipy.special.gammaincinv[y]", "scipy", _sp_in_last("special.gammaincinv"), (V,),
+         "unit", consts=(SHAPE_A,)),
+    Case("scipy.special.gammainccinv[y]", "scipy", _sp_in_last("special.gammainccinv"), (V,),
+         "unit", consts=(SHAPE_A,)),
+    Case("scipy.special.chdtri[p]", "scipy", _sp_in_last("special.chdtri"), (V,), "unit",
+         consts=(SHAPE_A,)),
+    Case("scipy.special.pdtri[y]", "scipy", _sp_in_last("special.pdtri"), (V,), "unit",
+         consts=(INT_VEC.astype(np.float64),)),
+    Case("scipy.special.stdtrit[p]", "scipy", _sp_in_last("special.stdtrit"), (V,), "unit",
+         consts=(SHAPE_A,)),
+    Case("scipy.special.betaincinv[y]", "scipy", _sp_in_last("special.betaincinv"), (V,),
+         "unit", consts=(SHAPE_A, SHAPE_B)),
+    Case("scipy.special.bdtri[y]", "scipy", _sp_in_last("special.bdtri"), (V,), "unit",
+         consts=(INT_VEC.astype(np.float64), COUNT_N)),
+    Case("scipy.special.fdtri[p]", "scipy", _sp_in_last("special.fdtri"), (V,), "unit",
+         consts=(SHAPE_A, SHAPE_B)),
+    Case("scipy.special.nbdtri[y]", "scipy", _sp_in_last("special.nbdtri"), (V,), "unit",
+         consts=(INT_VEC.astype(np.float64), COUNT_N)),
     # SciPy: stats
     Case("scipy.stats.zscore", "scipy", _sp_call("stats.zscore"), (X,)),
     Case("scipy.stats.zmap", "scipy", _sp_call("stats.zmap"), (X, X)),
