@@ -58,12 +58,15 @@ def _no_derivative(name, arg):
                                f"{arg} is not implemented")
 
 
-def _rules(name, params, partials):
+def _rules(name, params, partials, reads_out=False):
     """VJP and JVP of an element-wise ``f(*params)`` (the forward saves its arguments as
     given). ``partials`` has one entry per parameter: ``d(xp, *arrays) -> df/dparam`` on the
     broadcast operands; ``"raise"`` where no derivative is implemented (PyTorch's
     ``igamma`` with respect to ``a``): NotImplementedError at backward, only if that argument
-    requires grad; None for an integer-valued argument, which gets no gradient."""
+    requires grad; None for an integer-valued argument, which gets no gradient.
+    ``reads_out``: the forward also saves its output, last (an inverse function's
+    derivative reads the solution instead of solving again); the partials then take it as
+    their last argument, ``d(xp, *arrays, out)``."""
     partials = tuple(d if d is None or d == "raise" else blockwise(d) for d in partials)
 
     def vjp(xp, res, g, needs=None):
@@ -79,7 +82,7 @@ def _rules(name, params, partials):
         return tuple(grads)
 
     def jvp(xp, tangents, out, *args):
-        arrs = _bcast(xp, *args)
+        arrs = _bcast(xp, *args, *((out,) if reads_out else ()))
         t = None
         for p, d in zip(params, partials):
             if p not in tangents or d is None:
@@ -1359,12 +1362,8 @@ def _dstdtrit_dp(xp, df, p, out):
     return 1.0 / _t_density(xp, df, out)
 
 
-# the forward saves (df, p, out): the rules read the quantile instead of solving again
-_stdtrit_vjp, _stdtrit_jvp_args = _rules("stdtrit", ("df", "p"), ("raise", _dstdtrit_dp))
-
-
-def _stdtrit_jvp(xp, tangents, out, df, p):
-    return _stdtrit_jvp_args(xp, tangents, out, df, p, out)
+_stdtrit_vjp, _stdtrit_jvp = _rules("stdtrit", ("df", "p"), ("raise", _dstdtrit_dp),
+                                    reads_out=True)
 
 
 @op("special.stdtrit", module=_M, section="torch", dtypes="real floating", floating=True,

@@ -169,12 +169,8 @@ def _dbetaincinv_dy(xp, a, b, y, out):
 
 
 # the forwards save (args..., out): the rules read the solution instead of solving again
-_betaincinv_vjp, _betaincinv_jvp_args = _rules("betaincinv", ("a", "b", "y"),
-                                               ("raise", "raise", _dbetaincinv_dy))
-
-
-def _betaincinv_jvp(xp, tangents, out, a, b, y):
-    return _betaincinv_jvp_args(xp, tangents, out, a, b, y, out)
+_betaincinv_vjp, _betaincinv_jvp = _rules("betaincinv", ("a", "b", "y"),
+                                          ("raise", "raise", _dbetaincinv_dy), reads_out=True)
 
 
 _SOLVER_NOTES = (
@@ -266,11 +262,8 @@ def _dbdtri_dy(xp, k, n, y, out):
     return 1.0 / _dbdtr(xp, k, n, out)
 
 
-_bdtri_vjp, _bdtri_jvp_args = _rules("bdtri", ("k", "n", "y"), (None, None, _dbdtri_dy))
-
-
-def _bdtri_jvp(xp, tangents, out, k, n, y):
-    return _bdtri_jvp_args(xp, tangents, out, k, n, y, out)
+_bdtri_vjp, _bdtri_jvp = _rules("bdtri", ("k", "n", "y"), (None, None, _dbdtri_dy),
+                                reads_out=True)
 
 
 _KNY = ("k : Tensor or Python scalar\n    Number of successes; its integer part is used "
@@ -329,11 +322,8 @@ def _dnbdtri_dy(xp, k, n, y, out):
     return 1.0 / _dnbdtr(xp, k, n, out)
 
 
-_nbdtri_vjp, _nbdtri_jvp_args = _rules("nbdtri", ("k", "n", "y"), (None, None, _dnbdtri_dy))
-
-
-def _nbdtri_jvp(xp, tangents, out, k, n, y):
-    return _nbdtri_jvp_args(xp, tangents, out, k, n, y, out)
+_nbdtri_vjp, _nbdtri_jvp = _rules("nbdtri", ("k", "n", "y"), (None, None, _dnbdtri_dy),
+                                  reads_out=True)
 
 
 _KNY_NB = _KNY.replace("Number of successes; its integer part is used (``floor(k)``, "
@@ -387,12 +377,8 @@ def _dfdtri_dp(xp, dfn, dfd, p, out):
     return 1.0 / _dfdtr(xp, dfn, dfd, out)
 
 
-_fdtri_vjp, _fdtri_jvp_args = _rules("fdtri", ("dfn", "dfd", "p"),
-                                     ("raise", "raise", _dfdtri_dp))
-
-
-def _fdtri_jvp(xp, tangents, out, dfn, dfd, p):
-    return _fdtri_jvp_args(xp, tangents, out, dfn, dfd, p, out)
+_fdtri_vjp, _fdtri_jvp = _rules("fdtri", ("dfn", "dfd", "p"),
+                                ("raise", "raise", _dfdtri_dp), reads_out=True)
 
 
 _FP = ("dfn, dfd : Tensor or Python scalar\n    Degrees of freedom of the numerator and the "

@@ -181,15 +181,8 @@ def _dx_dy(sign, scale=1.0, shape=lambda xp, v: v):
     return d
 
 
-def _out_jvp(rules_jvp):
-    """The JVP of an inverse whose derivative reads the saved quantile (``out``)."""
-    def jvp(xp, tangents, out, *args):
-        return rules_jvp(xp, tangents, out, *args, out)
-    return jvp
-
-
-_gammaincinv_vjp, _j = _rules("gammaincinv", ("a", "y"), ("raise", _dx_dy(1.0)))
-_gammaincinv_jvp = _out_jvp(_j)
+_gammaincinv_vjp, _gammaincinv_jvp = _rules("gammaincinv", ("a", "y"), ("raise", _dx_dy(1.0)),
+                                            reads_out=True)
 
 
 @op("special.gammaincinv", module=_M, section="torch", dtypes="real floating", floating=True,
@@ -210,8 +203,8 @@ def gammaincinv(xp, a: Array | float, y: Array | float, /):
     return out, (a, y, out)
 
 
-_gammainccinv_vjp, _j = _rules("gammainccinv", ("a", "y"), ("raise", _dx_dy(-1.0)))
-_gammainccinv_jvp = _out_jvp(_j)
+_gammainccinv_vjp, _gammainccinv_jvp = _rules("gammainccinv", ("a", "y"),
+                                              ("raise", _dx_dy(-1.0)), reads_out=True)
 
 
 @op("special.gammainccinv", module=_M, section="torch", dtypes="real floating",
@@ -233,8 +226,9 @@ def gammainccinv(xp, a: Array | float, y: Array | float, /):
     return out, (a, y, out)
 
 
-_chdtri_vjp, _j = _rules("chdtri", ("v", "p"), ("raise", _dx_dy(-1.0, 2.0, lambda xp, v: 0.5 * v)))
-_chdtri_jvp = _out_jvp(_j)
+_chdtri_vjp, _chdtri_jvp = _rules("chdtri", ("v", "p"),
+                                  ("raise", _dx_dy(-1.0, 2.0, lambda xp, v: 0.5 * v)),
+                                  reads_out=True)
 
 
 @op("special.chdtri", module=_M, section="torch", dtypes="real floating", floating=True,
@@ -267,9 +261,9 @@ def _pdtri(xp, k, y):
     return xp.where(inner, out, xp.nan)
 
 
-_pdtri_vjp, _j = _rules("pdtri", ("k", "y"),
-                        (None, _dx_dy(-1.0, shape=lambda xp, k: xp.floor(k) + 1.0)))
-_pdtri_jvp = _out_jvp(_j)
+_pdtri_vjp, _pdtri_jvp = _rules("pdtri", ("k", "y"),
+                                (None, _dx_dy(-1.0, shape=lambda xp, k: xp.floor(k) + 1.0)),
+                                reads_out=True)
 
 
 @op("special.pdtri", module=_M, section="torch", dtypes="real floating", floating=True,
