@@ -5,14 +5,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
+from subprocess_helpers import run_with_scipy_array_api
 
 import arrayflow as af
 
@@ -78,11 +76,7 @@ def test_sklearn_scalers_on_tensors(bname):
     pytest.importorskip("scipy")
     if bname == "dask":
         pytest.importorskip("dask")
-    env = dict(os.environ, SCIPY_ARRAY_API="1")
-    proc = subprocess.run([sys.executable, "-c", SKLEARN_SCRIPT, bname], capture_output=True,
-                          text=True, env=env, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = json.loads(run_with_scipy_array_api(SKLEARN_SCRIPT, bname).strip().splitlines()[-1])
     assert sorted(out) == ["add_dummy_feature", "maxabs_scale", "minmax_scale", "scale"]
     for name, (got, want) in out.items():
         assert_allclose(np.array(got), np.array(want), rtol=1e-12, err_msg=name)
