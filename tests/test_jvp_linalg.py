@@ -410,6 +410,12 @@ def test_matrix_norm_ties_share_the_tangent_as_in_pytorch(ord_, name):
                   np.array([[0.0, 0.0, 1.0], [0.0, 3.0, 0.0], [-1.0, 0.0, 0.0]]),
                   np.array([[1.0, -2.0, 3.0], [3.0, 1.0, -2.0], [-2.0, 3.0, 1.0]])])
     t = np.random.default_rng(4).standard_normal(x.shape)
+    if ord_ in (2, -2):
+        # the circulant's two largest singular values (sqrt(19)) are tied only up to
+        # LAPACK's rounding: PyTorch's JVP recomputes them with the singular vectors and
+        # averages or picks one by the last bit, and NumPy's build decides whether ours tie
+        # (NumPy 2.4.6: exactly): compared on the exact ties (2, 2, 1) and (3, 1, 1) only
+        x, t = x[:2], t[:2]
     want = _torch_jvp(lambda a: TLA.matrix_norm(a, ord=ord_), [x], [t])
     with on_backend(name):
         got = _af_jvp(lambda a: LA.matrix_norm(a, ord=ord_), [x], [t])
