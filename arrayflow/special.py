@@ -22,6 +22,7 @@ from .ops.special import (
     entr,
     erf,
     erfc,
+    erfcinv,
     erfinv,
     expit,
     gammaln,
@@ -52,8 +53,8 @@ from .ops.special_inverse_gamma import *  # noqa: F403
 psi = digamma
 """SciPy's name of :func:`digamma` (``scipy.special.psi`` dispatches to it)."""
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "i0", "i0e", "i1",
-           "i1e", "log_ndtr",
+__all__ = ["digamma", "entr", "erf", "erfc", "erfcinv", "erfinv", "expit", "gammaln", "i0",
+           "i0e", "i1", "i1e", "log_ndtr",
            "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "psi", "rel_entr", "sinc",
            "softmax", "xlog1py", "xlogy"]
 __all__ += _bessel.__all__

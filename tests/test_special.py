@@ -54,6 +54,7 @@ UNARY = {
     "ndtr": (-37.0, 8.0, 1e-13, 2e-5),
     "log_ndtr": (-1e5, 40.0, 1e-13, 1e-5),
     "erfinv": (-1.0, 1.0, 2e-15, 5e-7),
+    "erfcinv": (0.0, 2.0, 5e-15, 5e-7),
     "ndtri": (0.0, 1.0, 5e-15, 5e-7),
     "i0": (-720.0, 720.0, 5e-15, 1e-6),
     "i0e": (-720.0, 720.0, 5e-15, 1e-6),
@@ -98,9 +99,11 @@ def test_unary_matches_scipy_over_a_wide_grid(name, dtype):
     lo, hi, tol64, tol32 = UNARY[name]
     x = np.concatenate([np.linspace(lo, hi, 40001), np.linspace(-3, 3, 6001), EDGE])
     x = x.astype(dtype)
+    tiny = np.finfo(dtype).tiny
+    if name == "erfcinv":  # SciPy's is ndtri(y/2): a subnormal y/2 is rounded (mpmath below)
+        x = x[(np.abs(x) >= tiny) | (x == 0) | ~np.isfinite(x)]
     got, want = _values(name, x)
     assert got.dtype == np.dtype(dtype)
-    tiny = np.finfo(dtype).tiny
     assert _max_rel(got, want, tiny) <= (tol64 if dtype == "float64" else tol32)
 
 
@@ -136,6 +139,38 @@ def test_inverses_in_their_tails(dtype):
                         -1 + np.logspace(np.log10(eps), -1, 500)]).astype(dtype)
     got, want = _values("erfinv", y)
     assert _max_rel(got, want, tiny) <= (2e-15 if dtype == "float64" else 5e-7)
+    # erfcinv: y from the smallest normal number up, and 2 - y down to eps (SciPy's
+    # ndtri(y/2) rounds a subnormal y/2: test_erfcinv_against_mpmath_... goes below)
+    y = np.concatenate([p[p >= tiny], 2 - np.logspace(np.log10(eps), -1, 500),
+                        1 + np.logspace(-17, -1, 300),
+                        1 - np.logspace(-17, -1, 300)]).astype(dtype)
+    got, want = _values("erfcinv", y)
+    assert _max_rel(got, want, tiny) <= (5e-15 if dtype == "float64" else 5e-7)
+
+
+def test_erfcinv_against_mpmath_and_its_gradient_against_torch():
+    mpmath = pytest.importorskip("mpmath")
+    # 5e-324 and 1.444e-320: SciPy inf and 2.3e-7 off (its ndtri(y/2) rounds y/2)
+    y = np.array([5e-324, 1.444e-320, 1e-300, 1e-30, 0.01, 0.3, 0.9, 1 - 1e-12, 1 + 1e-12,
+                  1.4, 1.99, 2 - 1e-15])
+    got = af.special.erfcinv(af.asarray(y)).numpy()
+    with mpmath.workdps(40):
+        want = np.array([float(mpmath.erfinv(1 - mpmath.mpf(v))) if 1e-30 < v
+                         else float(mpmath.findroot(lambda z, v=v: mpmath.log(mpmath.erfc(z))
+                                                    - mpmath.log(mpmath.mpf(v)), 20))
+                         for v in y])
+    assert_allclose(got, want, rtol=5e-15)
+    # torch has no erfcinv: in the body it is erfinv(1 - y) (1 - y exact there), whose
+    # gradient torch differentiates; and -sqrt(pi)/2 exp(x**2) everywhere
+    mid = np.linspace(0.55, 1.45, 31)
+    t = af.asarray(mid, requires_grad=True)
+    af.special.erfcinv(t).sum().backward()
+    tt = torch.tensor(mid, requires_grad=True)
+    torch.special.erfinv(1 - tt).sum().backward()
+    assert_allclose(t.grad.numpy(), tt.grad.numpy(), rtol=1e-13)
+    t = af.asarray(y, requires_grad=True)
+    af.special.erfcinv(t).sum().backward()
+    assert_allclose(t.grad.numpy(), -np.sqrt(np.pi) / 2 * np.exp(want ** 2), rtol=1e-12)
 
 
 def test_rel_entr_extreme_ratios():

@@ -742,6 +742,9 @@ NO_COUNTERPART: dict[str, str] = {
     "persist": "Dask evaluation control: PyTorch is eager",
     "special.rel_entr": "SciPy's relative entropy: torch.special has no rel_entr (checked "
                         "against SciPy and finite differences in tests/test_special.py)",
+    "special.erfcinv": "SciPy's inverse complementary error function: torch.special has no "
+                       "erfcinv, and erfinv(1 - y) loses the tail (checked against SciPy, "
+                       "mpmath and finite differences in tests/test_special.py)",
     **_NO_COUNTERPART_SPECIAL_GAMMA,
     **_NO_COUNTERPART_SPECIAL_INCOMPLETE,
     **_NO_COUNTERPART_SPECIAL_BESSEL,
