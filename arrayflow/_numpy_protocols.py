@@ -27,6 +27,7 @@ import sys
 from typing import Any
 
 from . import _dtypes, fft, linalg
+from . import special as special_ns
 from .ops import (
     aliases,
     comparison,
@@ -35,7 +36,6 @@ from .ops import (
     manipulation,
     reductions,
     searching,
-    special,
 )
 from .ops import dtypes as _dt
 from .ops import linalg as _ops_linalg
@@ -246,7 +246,7 @@ def array_ufunc(self: Tensor, ufunc: Any, method: str, *inputs: Any, **kwargs: A
         target = _UFUNCS.get(name)
         fn = None if target is None else _af(target)
     else:
-        fn = getattr(special, name, None) if name in special.__all__ else None
+        fn = getattr(special_ns, name, None) if name in special_ns.__all__ else None
 
     def run_numpy(a, k):
         return getattr(ufunc, method)(*a, **k)

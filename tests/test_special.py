@@ -5,6 +5,7 @@ PyTorch has no such function), and SciPy's dispatch to this namespace."""
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 import warnings
 
@@ -474,56 +475,25 @@ def test_every_function_scipy_dispatches_is_here_with_scipys_values_and_gradient
     # returns a Tensor (no conversion through NumPy, which would warn GraphBreakWarning) with
     # SciPy's values, and its gradient in every floating argument is SciPy's central
     # difference, or the backward raises NotImplementedError for the listed shape parameters
-    code = textwrap.dedent("""
-        import json, warnings
-        import numpy as np, scipy.special as sp, arrayflow as af
-        from scipy.special import _support_alternative_backends as sab
-        rng = np.random.default_rng(0)
-        names, no_derivative, bad = [], [], []
-        for info in sab._special_funcs:
-            name = info.func.__name__
-            names.append(name)
-            assert hasattr(af.special, name), name
-            ints = info.int_only or (False,) * info.n_args
-            py_int = info.scalar_or_0d_only or info.python_int_only or {}
-            if isinstance(py_int, dict):
-                py_int = py_int.get("numpy", (False,) * info.n_args)
-            shift = 1.0 if name == "multigammaln" else 0.0  # a > (d - 1)/2
-            args = [1 if p else np.array([1, 2, 3, 4]) if i else rng.uniform(0.2, 0.8, 4) + shift
-                    for i, p in zip(ints, py_int)]
-            diff = [k for k, (i, p) in enumerate(zip(ints, py_int)) if not i and not p]
-            ts = [af.asarray(a, requires_grad=k in diff) if isinstance(a, np.ndarray) else a
-                  for k, a in enumerate(args)]
-            with warnings.catch_warnings():
-                warnings.simplefilter("error", af.GraphBreakWarning)
-                out = getattr(sp, name)(*ts)
-            assert isinstance(out, af.Tensor), (name, type(out))
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                want = getattr(sp, name)(*args)
-            np.testing.assert_allclose(out.detach().numpy(), want, rtol=1e-12, atol=1e-300,
-                                       equal_nan=True, err_msg=name)
-            for k in diff:
-                try:
-                    (g,) = af.autograd.grad(out.sum(), [ts[k]], retain_graph=True,
-                                            allow_unused=True)
-                except NotImplementedError:
-                    no_derivative.append(f"{name}:{k}")
-                    continue
-                a = args[k]
-                h = 1e-6 * np.maximum(1.0, np.abs(a))
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    up = getattr(sp, name)(*[a + h if j == k else v for j, v in enumerate(args)])
-                    dn = getattr(sp, name)(*[a - h if j == k else v for j, v in enumerate(args)])
-                fd = (up - dn) / (2 * h)
-                fin = np.isfinite(fd) & np.isfinite(want)  # (lpmv: NaN at a non-integer m)
-                gv = np.zeros_like(a) if g is None else g.numpy()
-                if not np.allclose(gv[fin], fd[fin], rtol=1e-5, atol=1e-8):
-                    bad.append([name, k, gv.tolist(), fd.tolist()])
-        print(json.dumps({"names": names, "no_derivative": sorted(no_derivative), "bad": bad}))
+    code = textwrap.dedent(f"""
+        import json, sys
+        sys.path.insert(0, {os.path.dirname(__file__)!r})
+        from scipy_special_checks import check_every_function
+        print(json.dumps(check_every_function()))
     """)
     out = json.loads(run_with_scipy_array_api(code).splitlines()[-1])
     assert len(out["names"]) >= 91
-    assert out["bad"] == []
+    assert (out["not_tensor"], out["wrong_value"], out["bad_gradient"]) == ([], [], [])
     assert out["no_derivative"] == NO_DERIVATIVE
+
+
+def test_every_scipy_ufunc_with_a_counterpart_runs_it_on_tensors():
+    # without SCIPY_ARRAY_API SciPy's ufuncs reach Tensor.__array_ufunc__, which runs the
+    # arrayflow.special function of the same name (also erfcinv, expm1, log1p, which SciPy
+    # does not dispatch): the same values and gradients
+    from scipy_special_checks import check_every_function
+
+    out = check_every_function(ufuncs_only=True)
+    assert len(out["names"]) >= 90
+    assert (out["not_tensor"], out["wrong_value"], out["bad_gradient"]) == ([], [], [])
+    assert out["no_derivative"] == [n for n in NO_DERIVATIVE if not n.startswith("zeta:")]

@@ -322,7 +322,7 @@ exp = _unary(
     complex_ok=True, vjp=lambda xp, y, g: g * _cj(xp, y), jvp=lambda xp, x, dx, y: dx * y)
 expm1 = _unary(
     "expm1", "exp(x) - 1, accurate for small x.", dtypes="floating", floating=True,
-    saves="output", complex_ok=True, vjp=lambda xp, y, g: g * _cj(xp, y + 1),
+    saves="output", complex_ok=True, aliases=("special.expm1",), vjp=lambda xp, y, g: g * _cj(xp, y + 1),
     jvp=lambda xp, x, dx, y: dx * (y + 1))
 floor = _unary(
     "floor", "Largest integer-valued number <= x (same dtype).", dtypes="real",
@@ -348,7 +348,7 @@ log = _unary(
     vjp=lambda xp, x, g: g / _cj(xp, x), jvp=lambda xp, x, dx, y: dx / x)
 log1p = _unary(
     "log1p", "log(1 + x), accurate for small x.", dtypes="floating", floating=True,
-    complex_ok=True, vjp=lambda xp, x, g: g / _cj(xp, 1 + x),
+    complex_ok=True, aliases=("special.log1p",), vjp=lambda xp, x, g: g / _cj(xp, 1 + x),
     jvp=lambda xp, x, dx, y: dx / (1 + x))
 log2 = _unary(
     "log2", "Base-2 logarithm.", dtypes="floating", floating=True, complex_ok=True,
