@@ -322,8 +322,8 @@ exp = _unary(
     complex_ok=True, vjp=lambda xp, y, g: g * _cj(xp, y), jvp=lambda xp, x, dx, y: dx * y)
 expm1 = _unary(
     "expm1", "exp(x) - 1, accurate for small x.", dtypes="floating", floating=True,
-    saves="output", complex_ok=True, aliases=("special.expm1",), vjp=lambda xp, y, g: g * _cj(xp, y + 1),
-    jvp=lambda xp, x, dx, y: dx * (y + 1))
+    saves="output", complex_ok=True, aliases=("special.expm1",),
+    vjp=lambda xp, y, g: g * _cj(xp, y + 1), jvp=lambda xp, x, dx, y: dx * (y + 1))
 floor = _unary(
     "floor", "Largest integer-valued number <= x (same dtype).", dtypes="real",
     complex_ok=True, saves=None, vjp=_zero_grad, jvp=_zero_jvp)

@@ -22,6 +22,7 @@ from ._registry import op
 from .special import _M, _doc, _erfcinv, _gammaln, _real
 from .special_incomplete import (
     _bcast,
+    _eager,
     _gamma_density,
     _igam,
     _lgam1p,
@@ -112,6 +113,15 @@ def _igam_inv(xp, a, p, q, lp, lq):
     score = xp.where(xp.isnan(he), xp.inf, xp.abs(he))
     best = xp.argmin(score, axis=-1, keepdims=True)
     x = xp.squeeze(xp.take_along_axis(cands, best, axis=-1), axis=-1)
+    # an element whose step is within a few rounding errors of x is done (its later steps
+    # only trade rounding noise): frozen, so its value depends on its own arguments alone,
+    # and on eager arrays the loop ends once every element is done
+    # far in the lower tail the small-x value is the result, more accurate than Halley's
+    # steps on gammainc (they would add the rounding of its exp(a log x - x) / Gamma(a))
+    series = ((x1 < _DIRECT_X) & ~upper) | ((llo0 < math.log(tiny)) & (x1 < tiny))
+    done = series
+    eps_h = 32.0 * float(xp.finfo(x.dtype).eps)  # the rounding noise of h (gammainc)
+    eager = _eager(x)
     for _ in range(_HALLEY):
         h, d1, d2, lx = residual(x)
         llo = xp.where(h < 0, xp.maximum(llo, lx), llo)
@@ -126,10 +136,13 @@ def _igam_inv(xp, a, p, q, lp, lq):
         inside = (ln >= llo - slack) & (ln <= lhi + slack)
         mid = 0.5 * (llo + lhi)
         xn = xp.where(inside, x * xp.exp(-step), xp.exp(mid))
-        x = xp.where(h == 0, x, xn)
-    # far in the lower tail the small-x value is the more accurate (Halley's steps on
-    # gammainc would add the rounding of its exp(a log x - x) / Gamma(a))
-    return xp.where((x1 < _DIRECT_X) & ~upper | (llo0 < math.log(tiny)) & (x1 < tiny), x1, x)
+        xn = xp.where(done | (h == 0), x, xn)
+        # (the noise of h, a few eps, moves log x by that over h': the condition number)
+        done = done | (h == 0) | (xp.abs(xn - x) <= eps_h * (1.0 + 1.0 / d1) * xp.abs(x))
+        x = xn
+        if eager and bool(xp.all(done)):
+            break
+    return xp.where(series, x1, x)
 
 
 def _gamma_quantile(xp, a, y, upper):
