@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 
+from .. import _backend
 from .._typing import Array, Axis
 from ._blockwise import blockwise
 from ._registry import op
@@ -205,6 +206,14 @@ def _real(xp, name, *values):
 def _like(xp, v, like):
     """``v`` as an array like ``like`` (a Python-scalar operand inside a rule)."""
     return v if is_array(v) else xp.full_like(like, v)
+
+
+def _eager(a):
+    """Whether ``a``'s values may be read: not an array of a lazy backend (on Dask the
+    element-wise forwards run block by block on NumPy blocks, which are eager), so that a
+    loop may end once every element has converged or overflowed."""
+    b = _backend.backend_of_array(a)
+    return b is None or not b.lazy
 
 
 def _unary_rules(deriv):

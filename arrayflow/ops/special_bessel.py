@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import warnings
 
-from .. import _backend
 from .._typing import Array
 from ._blockwise import blockwise
 from ._registry import op
@@ -29,6 +28,7 @@ from .special import (
     _cheb,
     _digamma,
     _doc,
+    _eager,
     _gammaln,
     _i0,
     _i1,
@@ -744,12 +744,6 @@ def _order(name, n):
 
 
 _YN_CHECK = 64  # steps between the checks for an early end (eager arrays only)
-
-
-def _eager(a):
-    """Whether ``a``'s values may be read (not an array of a lazy backend)."""
-    b = _backend.backend_of_array(a)
-    return b is None or not b.lazy
 
 
 def _yn(xp, n, x):

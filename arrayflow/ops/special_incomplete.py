@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 
-from .. import _backend
 from .._typing import Array
 from ._blockwise import blockwise
 from ._registry import op
@@ -52,14 +51,6 @@ def _bcast(xp, *vals):
     arrays like the first array operand)."""
     ref = next(v for v in vals if is_array(v))
     return xp.broadcast_arrays(*(_like(xp, v, ref) for v in vals))
-
-
-def _eager(a):
-    """Whether ``a``'s values may be read: not an array of a lazy backend (on Dask the
-    element-wise forwards run block by block on NumPy blocks, which are eager), so that a
-    loop may end once every element has converged."""
-    b = _backend.backend_of_array(a)
-    return b is None or not b.lazy
 
 
 def _no_derivative(name, arg):

@@ -19,10 +19,9 @@ import math
 
 from .._typing import Array
 from ._registry import op
-from .special import _M, _doc, _erfcinv, _gammaln, _real
+from .special import _M, _doc, _eager, _erfcinv, _gammaln, _real
 from .special_incomplete import (
     _bcast,
-    _eager,
     _gamma_density,
     _igam,
     _lgam1p,
