@@ -557,7 +557,9 @@ def _erfcinv(xp, q):
     return x
 
 
-def _erfinv(xp, y):
+def _erfinv(xp, y, tail=True):
+    """``erfinv(y)``; ``tail=False``: for callers whose ``|y|`` is below 1/2 (the tail
+    routine, as costly as the rest, is not evaluated)."""
     a = xp.abs(y)
     # |y| < 1/2: Giles' central start, Halley steps on erf(x) = y
     ys = xp.where(a < 0.5, y, 0.0)
@@ -567,6 +569,8 @@ def _erfinv(xp, y):
         f = _erf(xp, x) - ys
         d = _TWO_OVER_SQRT_PI * xp.exp(-(x * x))
         x = x - f / (d + x * f)
+    if not tail:
+        return x
     # |y| >= 1/2: erfc(|x|) = 1 - |y| (exact), in the tail routine
     far = xp.copysign(_erfcinv(xp, xp.where(a < 0.5, 0.5, 1.0 - a)), y)
     out = xp.where(a < 0.5, x, far)
@@ -609,7 +613,7 @@ _erfcinv_vjp, _erfcinv_jvp = _unary_rules(
         "(``erfcinv(1e-300) ~ 26.2``) and near ``y = 1``.",
         "x : Tensor\n    Real floating input of any shape, in ``[0, 2]``.",
         "Tensor\n    Same shape and dtype as ``x``.",
-        "``erfinv(1 - y)`` on ``[1/2, 3/2]`` (``1 - y`` exact), :func:`erfinv`'s tail\n"
+        "``erfinv(1 - y)`` on ``(1/2, 3/2)`` (``1 - y`` exact), :func:`erfinv`'s tail\n"
         "routine (Giles' start, Newton steps on ``log(erfc(x)) = log(y)``) below, and\n"
         "``-erfcinv(2 - y)`` above (``2 - y`` exact). Relative error against SciPy below\n"
         "5e-15 in float64 for normal ``y``; below, SciPy's ``ndtri(y/2)`` rounds ``y/2``\n"
@@ -620,9 +624,9 @@ _erfcinv_vjp, _erfcinv_jvp = _unary_rules(
 def erfcinv(xp, x: Array, /):
     _real(xp, "erfcinv", x)
     y = x
-    mid = (y >= 0.5) & (y <= 1.5)
-    central = _erfinv(xp, 1.0 - xp.where(mid, y, 1.0))
-    high = y > 1.5
+    mid = (y > 0.5) & (y < 1.5)
+    central = _erfinv(xp, 1.0 - xp.where(mid, y, 1.0), tail=False)
+    high = y >= 1.5
     q = xp.where(mid, 0.5, xp.where(high, 2.0 - y, y))
     tail = _erfcinv(xp, q)
     out = xp.where(mid, central, xp.where(high, -tail, tail))
@@ -641,15 +645,15 @@ _ndtri_vjp, _ndtri_jvp = _unary_rules(
         "``ndtri(0) = -inf``, ``ndtri(1) = inf``, NaN outside ``[0, 1]``; accurate in\n"
         "relative terms down to ``x = 1e-300`` (``ndtri(1e-300) ~ -37.05``).",
         _X.replace("input", "probabilities"), _SAME,
-        "``sqrt(2) * erfinv(2x - 1)`` on ``[1/4, 3/4]`` (``2x - 1`` exact), and\n"
+        "``sqrt(2) * erfinv(2x - 1)`` on ``(1/4, 3/4)`` (``2x - 1`` exact), and\n"
         "``-+sqrt(2) * erfcinv(2 min(x, 1 - x))`` beyond, with :func:`erfinv`'s method (Giles'\n"
         "start, Newton steps on ``log(erfc)``). Relative error against SciPy below 5e-15\n"
         "in float64. Derivative ``sqrt(2 pi) * exp(ndtri(p)**2 / 2)``, from the output.",
         "SciPy ``scipy.special.ndtri``; PyTorch ``torch.special.ndtri``."))
 def ndtri(xp, x: Array, /):
     _real(xp, "ndtri", x)
-    mid = (x >= 0.25) & (x <= 0.75)
-    central = math.sqrt(2.0) * _erfinv(xp, 2.0 * xp.where(mid, x, 0.5) - 1.0)
+    mid = (x > 0.25) & (x < 0.75)
+    central = math.sqrt(2.0) * _erfinv(xp, 2.0 * xp.where(mid, x, 0.5) - 1.0, tail=False)
     low = x < 0.5
     q = 2.0 * xp.where(mid, 0.25, xp.where(low, x, 1.0 - x))
     tail = math.sqrt(2.0) * _erfcinv(xp, q)
