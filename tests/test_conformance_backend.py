@@ -283,6 +283,31 @@ def test_list_and_seeded_runs_are_reproducible(tmp_path, capsys):
     assert "forward:exp-float64" in listed and "forward:exp-float32" not in listed
 
 
+def test_quick_runs_leave_the_special_functions_gradgradcheck_to_numpy(capsys):
+    # each gradgradcheck of an element-wise special function runs its thousands of array
+    # operations hundreds of times (strict --quick: 250 s, 160 of them there): in --quick
+    # they run on the NumPy backend only, one skip stands for them elsewhere
+    def ids(*argv):
+        assert main(["backend", *argv, "--dtypes", "float64", "--list",
+                     "--only", "gradgradcheck:*"]) == 0
+        return capsys.readouterr().out.split()
+
+    strict_quick, numpy_quick = ids("strict", "--quick"), ids("numpy", "--quick")
+    strict_full = ids("strict")
+    from arrayflow.ops._registry import OPS
+
+    blockwise = {n for n, o in OPS.items() if o.blockwise}
+    assert len(blockwise) > 80
+    assert "gradgradcheck:special-functions-in-full-run" in strict_quick
+    assert not [i for i in strict_quick if i.split(":")[1].rsplit("-", 1)[0] in blockwise]
+    # the other ops stay, the special reductions among them
+    assert {"gradgradcheck:exp-float64", "gradgradcheck:special.logsumexp-all-axes"} <= set(
+        strict_quick)
+    for listed in (numpy_quick, strict_full):
+        assert "gradgradcheck:special.gammaincinv-float64" in listed
+        assert "gradgradcheck:special-functions-in-full-run" not in listed
+
+
 def test_missing_suite_is_a_clear_error(monkeypatch, capsys):
     import arrayflow_conformance.__main__ as cli
 
