@@ -497,3 +497,21 @@ def test_every_scipy_ufunc_with_a_counterpart_runs_it_on_tensors():
     assert len(out["names"]) >= 90
     assert (out["not_tensor"], out["wrong_value"], out["bad_gradient"]) == ([], [], [])
     assert out["no_derivative"] == [n for n in NO_DERIVATIVE if not n.startswith("zeta:")]
+
+
+@pytest.mark.parametrize("name", ["expm1", "log1p"])
+def test_torch_special_spellings_of_expm1_log1p(name, backend):
+    # torch.special.expm1 / log1p are torch.expm1 / log1p; af.special's are aliases of
+    # af.expm1 / af.log1p (distinct objects, the same op): values and gradients vs torch
+    x = np.array([-0.9, -1e-10, 0.0, 1e-12, 0.5, 3.0])
+    t = af.asarray(x, requires_grad=True)
+    y = getattr(af.special, name)(t)
+    assert getattr(af.special, name) is not getattr(af, name)
+    assert getattr(af.special, name).canonical is getattr(af, name)
+    tt = torch.tensor(x, requires_grad=True)
+    yt = getattr(torch.special, name)(tt)
+    assert_allclose(y.detach().numpy(), yt.detach().numpy(), rtol=1e-15, atol=0)
+    w = np.cos(np.arange(x.size))
+    (y * af.asarray(w)).sum().backward()
+    (yt * torch.tensor(w)).sum().backward()
+    assert_allclose(t.grad.numpy(), tt.grad.numpy(), rtol=1e-15, atol=0)
